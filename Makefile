@@ -1,0 +1,34 @@
+# The two commands a new user needs: `make run` opens the app, `make test` runs the tests.
+# Both create .venv on first use. llama.cpp (the embedded local model) is compiled once with
+# CPU flags that are safe on every x86-64 machine (see README, "The embedded local model").
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF \
+	-DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+PIP_INSTALL := CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/pip install -q
+
+.PHONY: run test install install-dev lint bench
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+install: $(BIN)/python
+	$(PIP_INSTALL) -e '.[local]'
+
+install-dev: $(BIN)/python
+	$(PIP_INSTALL) -e '.[local,dev]'
+
+run: install
+	$(BIN)/co-tui
+
+test: install-dev
+	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
+
+lint: install-dev
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+bench: install-dev
+	$(BIN)/python -m bench

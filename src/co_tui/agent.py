@@ -1,0 +1,68 @@
+"""build_agent(): the model, the tools and their approval classes, the instructions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai import Agent, DeferredToolRequests
+from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
+
+from co_tui.config import Settings
+from co_tui.deps import CoDeps
+from co_tui.llm import ResolvedModel, resolve_model
+from co_tui.prompts import get_system_prompt
+from co_tui.tools.shell import run_shell_command
+
+ToolFunc = Callable[..., Any]
+
+# Tools with side effects: every call waits for the user's decision.
+SIDE_EFFECT_TOOLS: list[ToolFunc] = [run_shell_command]
+# Read-only tools run without asking (unless all_approval, used by evals).
+READ_ONLY_TOOLS: list[ToolFunc] = []
+
+
+@dataclass
+class AgentBundle:
+    agent: Agent[CoDeps, str | DeferredToolRequests]
+    model_settings: ModelSettings | None
+    tool_names: list[str]
+    resolved: ResolvedModel | None = None
+    tool_sources: dict[str, str] = field(default_factory=dict)  # tool name -> where it comes from
+
+
+def build_agent(
+    settings: Settings,
+    *,
+    model: Model | str | None = None,
+    all_approval: bool = False,
+    instructions: str | None = None,
+) -> AgentBundle:
+    """Build the agent. `model` overrides resolution (tests pass a FunctionModel)."""
+    resolved: ResolvedModel | None = None
+    model_settings: ModelSettings | None = None
+    if model is None:
+        resolved = resolve_model(settings)
+        model = resolved.model
+        model_settings = resolved.model_settings
+    agent: Agent[CoDeps, str | DeferredToolRequests] = Agent(
+        model,
+        deps_type=CoDeps,
+        output_type=[str, DeferredToolRequests],
+        instructions=instructions if instructions is not None else get_system_prompt(),
+        retries=settings.tool_retries,
+        name="co",
+    )
+    tool_names: list[str] = []
+    sources: dict[str, str] = {}
+    for func in SIDE_EFFECT_TOOLS:
+        agent.tool(func, requires_approval=True)
+        tool_names.append(func.__name__)
+        sources[func.__name__] = "built-in (approval)"
+    for func in READ_ONLY_TOOLS:
+        agent.tool(func, requires_approval=all_approval)
+        tool_names.append(func.__name__)
+        sources[func.__name__] = "built-in"
+    return AgentBundle(agent, model_settings, tool_names, resolved, sources)

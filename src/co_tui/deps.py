@@ -1,0 +1,77 @@
+"""CoDeps: the per-session runtime resources every tool receives through RunContext.
+
+One instance per chat session; mutable session state lives here, never in module globals.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
+from co_tui.sandbox import SandboxChoice, SandboxProtocol, select_sandbox
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass
+class CoDeps:
+    sandbox: SandboxProtocol
+    workspace: Path
+    session_id: str = field(default_factory=new_session_id)
+    auto_confirm: bool = False  # session "yolo": every approval granted without asking
+    sandbox_reason: str = ""
+    sandbox_skipped: dict[str, str] = field(default_factory=dict)
+
+    # Tool configuration: flat values copied from Settings.
+    shell_safe_commands: list[str] = field(default_factory=lambda: list(DEFAULT_SAFE_COMMANDS))
+    sandbox_max_timeout: int = 600
+    obsidian_vault_path: Path | None = None
+    google_credentials_path: str | None = None
+    brave_search_api_key: str | None = None
+    secret_values: list[str] = field(default_factory=list, repr=False)
+
+    # Mutable per-session state.
+    google_creds: Any | None = field(default=None, repr=False)
+    drive_page_tokens: dict[str, list[str]] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def create_deps(
+    settings: Settings,
+    workspace: Path | None = None,
+    *,
+    session_id: str | None = None,
+    sandbox_choice: SandboxChoice | None = None,
+) -> CoDeps:
+    workspace = (workspace or Path.cwd()).resolve()
+    session_id = session_id or new_session_id()
+    choice = sandbox_choice or select_sandbox(
+        settings.sandbox_backend,
+        workspace,
+        session_id=session_id,
+        output_limit=settings.shell_output_limit,
+        image=settings.docker_image,
+        network=settings.sandbox_network,
+        mem_limit=settings.sandbox_mem_limit,
+        cpus=settings.sandbox_cpus,
+    )
+    vault = settings.obsidian_vault_path
+    return CoDeps(
+        sandbox=choice.sandbox,
+        workspace=workspace,
+        session_id=session_id,
+        auto_confirm=settings.auto_confirm,
+        sandbox_reason=choice.reason,
+        sandbox_skipped=dict(choice.skipped),
+        shell_safe_commands=list(settings.shell_safe_commands),
+        sandbox_max_timeout=settings.sandbox_max_timeout,
+        obsidian_vault_path=Path(vault).expanduser() if vault else None,
+        google_credentials_path=settings.google_credentials_path,
+        brave_search_api_key=settings.brave_search_api_key,
+        secret_values=settings.secret_values(),
+    )

@@ -1,0 +1,161 @@
+"""HeadlessFrontend: `co-tui -p "..."` for scripts and pipes.
+
+text: the answer streams to stdout; tool calls, denials and errors go to stderr.
+stream-json: one JSON object a line for every frontend event (session_id included).
+json: one object at the end with the text, usage, tool calls and denials.
+Approvals are denied unless `--yes` was given; every denial is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict
+from typing import Any, Literal, TextIO
+
+from co_tui.orchestrator.frontend import (
+    ApprovalDecision,
+    ApprovalRequest,
+    StatusInfo,
+    ToolCallInfo,
+    ToolResultInfo,
+    UsageInfo,
+)
+
+OutputFormat = Literal["text", "json", "stream-json"]
+
+
+class HeadlessFrontend:
+    def __init__(
+        self,
+        output_format: OutputFormat = "text",
+        approve_all: bool = False,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.output_format = output_format
+        self.approve_all = approve_all
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.verbose = verbose
+        self.text_parts: list[str] = []
+        self.tool_calls: dict[str, dict[str, Any]] = {}
+        self.denials: list[dict[str, Any]] = []
+        self.errors: list[str] = []
+        self.usage: UsageInfo | None = None
+        self._ended_with_newline = True
+
+    # -- output helpers --
+    def _event(self, kind: str, session_id: str, **fields: Any) -> None:
+        if self.output_format == "stream-json":
+            record = {"type": kind, "session_id": session_id, "ts": round(time.time(), 3), **fields}
+            self.out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            self.out.flush()
+
+    def _note(self, line: str) -> None:
+        if self.output_format == "text":
+            if not self._ended_with_newline:
+                self.out.write("\n")
+                self.out.flush()
+                self._ended_with_newline = True
+            self.err.write(line + "\n")
+            self.err.flush()
+
+    def _write_text(self, text: str) -> None:
+        if self.output_format == "text" and text:
+            self.out.write(text)
+            self.out.flush()
+            self._ended_with_newline = text.endswith("\n")
+
+    # -- FrontendProtocol --
+    def on_turn_start(self, session_id: str, prompt: str) -> None:
+        self._event("turn_start", session_id, prompt=prompt)
+
+    def on_thinking_start(self, session_id: str) -> None:
+        self._event("thinking_start", session_id)
+
+    def on_thinking_delta(self, session_id: str, delta: str) -> None:
+        self._event("thinking_delta", session_id, content=delta)
+        if self.verbose and self.output_format == "text":
+            self.err.write(delta)
+
+    def on_thinking_end(self, session_id: str, text: str) -> None:
+        self._event("thinking_end", session_id, content=text)
+        if self.verbose and self.output_format == "text":
+            self.err.write("\n")
+
+    def on_text_start(self, session_id: str) -> None:
+        self._event("text_start", session_id)
+
+    def on_text_delta(self, session_id: str, delta: str) -> None:
+        self.text_parts.append(delta)
+        self._event("text_delta", session_id, content=delta)
+        self._write_text(delta)
+
+    def on_text_end(self, session_id: str, text: str) -> None:
+        self._event("text_end", session_id, content=text)
+        if self.output_format == "text" and not self._ended_with_newline:
+            self._write_text("\n")
+
+    def on_tool_call(self, session_id: str, call: ToolCallInfo) -> None:
+        self.tool_calls[call.tool_call_id] = {
+            "id": call.tool_call_id, "name": call.tool_name, "args": call.args, "status": "running",
+        }  # fmt: skip
+        self._event("tool_call", session_id, **asdict(call))
+        self._note(f"→ {call.tool_name}: {call.key_arg}")
+
+    def on_tool_result(self, session_id: str, result: ToolResultInfo) -> None:
+        entry = self.tool_calls.setdefault(
+            result.tool_call_id, {"id": result.tool_call_id, "name": result.tool_name}
+        )
+        entry.update(status=result.status, result=result.display or result.content)
+        self._event("tool_result", session_id, **asdict(result))
+        if result.status != "denied":
+            body = result.display or result.content
+            self._note(f"← {result.tool_name} [{result.status}]\n{body}")
+
+    def on_usage(self, session_id: str, usage: UsageInfo) -> None:
+        self.usage = usage
+        self._event("usage", session_id, **asdict(usage))
+
+    def on_status(self, session_id: str, status: StatusInfo) -> None:
+        self._event("status", session_id, message=status.message, level=status.level)
+        self._note(f"… {status.message}")
+
+    def on_error(self, session_id: str, message: str) -> None:
+        self.errors.append(message)
+        self._event("error", session_id, message=message)
+        self._note(f"error: {message}")
+
+    def on_turn_end(self, session_id: str, interrupted: bool) -> None:
+        self._event("turn_end", session_id, interrupted=interrupted)
+
+    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
+        decision = ApprovalDecision.APPROVE if self.approve_all else ApprovalDecision.DENY
+        self._event(
+            "approval", session_id, tool_call_id=request.tool_call_id, tool_name=request.tool_name,
+            args=request.args, reason=request.reason, decision=decision.value,
+            args_sha256=request.args_hash,
+        )  # fmt: skip
+        args = json.dumps(request.args, ensure_ascii=False)
+        if decision is ApprovalDecision.DENY:
+            self.denials.append({"id": request.tool_call_id, "name": request.tool_name, "args": request.args})
+            self._note(f"denied {request.tool_name}({args}): pass --yes to approve side effects")
+        else:
+            self._note(f"approved {request.tool_name}({args}) (--yes)")
+        return decision
+
+    # -- the json summary --
+    def summary(self, session_id: str, *, output: str | None, interrupted: bool, error: str | None, model: str) -> dict[str, Any]:
+        return {
+            "session_id": session_id,
+            "model": model,
+            "text": output if output is not None else "".join(self.text_parts),
+            "usage": asdict(self.usage) if self.usage else None,
+            "tool_calls": list(self.tool_calls.values()),
+            "denials": self.denials,
+            "interrupted": interrupted,
+            "error": error,
+        }

@@ -1,0 +1,141 @@
+"""Model resolution: settings -> a pydantic-ai model (or a fallback chain of them).
+
+Providers: `gemini` (pydantic-ai's google: models), `ollama` (its OpenAI-compatible /v1),
+`openai` (any OpenAI-compatible server), `local` (the embedded llama.cpp server), or any
+pydantic-ai model string through the `model` setting (`test` gives TestModel).
+`LLM_PROVIDER=gemini,ollama` chains providers: the next is tried when one fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
+
+from co_tui.config import Settings
+
+PROVIDERS = ("gemini", "ollama", "openai", "local")
+
+
+class ProviderError(Exception):
+    """The configured provider cannot be used; the message says what to do."""
+
+
+@dataclass
+class ResolvedModel:
+    model: Model
+    provider: str  # gemini | ollama | openai | local | model (a pydantic-ai model string)
+    model_name: str
+    model_settings: ModelSettings | None = None
+    key_present: bool | None = None  # None when the provider needs no key
+    fallbacks: list[str] = field(default_factory=list)
+    detail: str = ""  # e.g. the local model file
+
+    @property
+    def label(self) -> str:
+        chain = " → ".join([f"{self.provider}:{self.model_name}", *self.fallbacks])
+        return chain
+
+
+# The app does its own backoff (orchestrator/provider_errors.py): SDK retries off.
+NO_SDK_RETRIES: ModelSettings = {"max_retries": 0}
+
+
+def configured_provider(settings: Settings) -> str:
+    """The provider in force: explicit, else gemini when a key is set, else the local model."""
+    if settings.llm_provider.strip():
+        return settings.llm_provider.strip().lower()
+    return "gemini" if settings.gemini_api_key else "local"
+
+
+def _model_settings(settings: Settings) -> ModelSettings:
+    ms: ModelSettings = dict(NO_SDK_RETRIES)  # type: ignore[assignment]
+    if settings.temperature is not None:
+        ms["temperature"] = settings.temperature
+    return ms
+
+
+def _openai_compatible(name: str, base_url: str, api_key: str, settings: Settings) -> Model:
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    provider = OpenAIProvider(base_url=base_url, api_key=api_key)
+    return OpenAIChatModel(name, provider=provider, settings=_model_settings(settings))
+
+
+def _resolve_one(provider: str, settings: Settings) -> ResolvedModel:
+    if provider == "gemini":
+        if not settings.gemini_api_key:
+            raise ProviderError(
+                "provider gemini needs GEMINI_API_KEY (environment or settings.json "
+                "'gemini_api_key'); unset LLM_PROVIDER to use the embedded local model"
+            )
+        from pydantic_ai.models.google import GoogleModel
+        from pydantic_ai.providers.google import GoogleProvider
+
+        model = GoogleModel(
+            settings.gemini_model,
+            provider=GoogleProvider(api_key=settings.gemini_api_key),
+            settings=_model_settings(settings),
+        )
+        return ResolvedModel(model, "gemini", settings.gemini_model, key_present=True)
+    if provider == "ollama":
+        host = settings.ollama_host.rstrip("/")
+        base = host if host.endswith("/v1") else f"{host}/v1"
+        model = _openai_compatible(settings.ollama_model, base, "ollama", settings)
+        return ResolvedModel(model, "ollama", settings.ollama_model, detail=host)
+    if provider == "openai":
+        if not settings.openai_base_url and not settings.openai_api_key:
+            raise ProviderError(
+                "provider openai needs OPENAI_BASE_URL (an OpenAI-compatible server) "
+                "or OPENAI_API_KEY"
+            )
+        base = settings.openai_base_url or "https://api.openai.com/v1"
+        key = settings.openai_api_key or "none"
+        model = _openai_compatible(settings.openai_model, base, key, settings)
+        return ResolvedModel(
+            model, "openai", settings.openai_model,
+            key_present=bool(settings.openai_api_key), detail=base,
+        )  # fmt: skip
+    if provider == "local":
+        from co_tui.llm.local import local_model
+
+        return local_model(settings)
+    raise ProviderError(
+        f"unknown LLM provider {provider!r}: use one of {', '.join(PROVIDERS)}, "
+        "or set a pydantic-ai model string with --model / CO_TUI_MODEL"
+    )
+
+
+def _from_model_string(name: str, settings: Settings) -> ResolvedModel:
+    from pydantic_ai.models import infer_model
+
+    try:
+        model = infer_model(name)
+    except Exception as exc:  # pydantic-ai raises UserError or ImportError for bad names
+        raise ProviderError(f"model {name!r} cannot be used: {exc}") from None
+    return ResolvedModel(model, "model", name, model_settings=_model_settings(settings))
+
+
+def resolve_model(settings: Settings) -> ResolvedModel:
+    if settings.model.strip():
+        return _from_model_string(settings.model.strip(), settings)
+    chain = [p.strip().lower() for p in configured_provider(settings).split(",") if p.strip()]
+    resolved = [_resolve_one(p, settings) for p in chain]
+    primary = resolved[0]
+    if len(resolved) == 1:
+        return primary
+    from pydantic_ai.models.fallback import FallbackModel
+
+    primary_model: Any = primary.model
+    chained = FallbackModel(primary_model, *[r.model for r in resolved[1:]])
+    return ResolvedModel(
+        chained,
+        primary.provider,
+        primary.model_name,
+        key_present=primary.key_present,
+        fallbacks=[f"{r.provider}:{r.model_name}" for r in resolved[1:]],
+        detail=primary.detail,
+    )

@@ -1,0 +1,25 @@
+from co_tui.orchestrator.frontend import (
+    ApprovalDecision,
+    ApprovalRequest,
+    FrontendProtocol,
+    NullFrontend,
+    StatusInfo,
+    ToolCallInfo,
+    ToolResultInfo,
+    UsageInfo,
+)
+from co_tui.orchestrator.turn import ApprovalRecord, TurnResult, run_turn
+
+__all__ = [
+    "ApprovalDecision",
+    "ApprovalRecord",
+    "ApprovalRequest",
+    "FrontendProtocol",
+    "NullFrontend",
+    "StatusInfo",
+    "ToolCallInfo",
+    "ToolResultInfo",
+    "TurnResult",
+    "UsageInfo",
+    "run_turn",
+]

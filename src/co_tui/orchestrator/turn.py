@@ -1,0 +1,307 @@
+"""run_turn: one user turn, from prompt to final answer.
+
+Streams the agent's events to the frontend, loops over approval pauses (a resumed run may
+ask again), retries provider errors per policy with one shared UsageLimits, and turns a
+cancellation at any point into `interrupted=True` with a history the next turn can use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai import (
+    Agent,
+    AgentRunResult,
+    AgentRunResultEvent,
+    DeferredToolRequests,
+    DeferredToolResults,
+    RunCancelled,
+    ToolApproved,
+    ToolDenied,
+    UnexpectedModelBehavior,
+    UsageLimitExceeded,
+    UsageLimits,
+)
+from pydantic_ai.exceptions import ModelAPIError
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, UserPromptPart
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RunUsage
+
+from co_tui.deps import CoDeps
+from co_tui.orchestrator.approvals import approval_reason, auto_approval_reason, tool_args
+from co_tui.orchestrator.dangling import patch_dangling_tool_calls
+from co_tui.orchestrator.events import EventTranslator
+from co_tui.orchestrator.frontend import (
+    ApprovalDecision,
+    ApprovalRequest,
+    FrontendProtocol,
+    StatusInfo,
+    UsageInfo,
+)
+from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
+
+DENIED_MESSAGE = "The user denied this action."
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass
+class ApprovalRecord:
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    args_hash: str
+    decision: str  # approve | deny | approve_all | auto
+    reason: str
+
+
+@dataclass
+class TurnResult:
+    messages: list[ModelMessage]
+    output: str | None
+    usage: RunUsage
+    interrupted: bool = False
+    streamed_text: str = ""
+    error: str | None = None
+    approvals: list[ApprovalRecord] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.interrupted
+
+
+class _Aborted(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class _Hop:
+    """One call of agent.run_stream_events; keeps its handle so a failure can be resumed."""
+
+    def __init__(self) -> None:
+        self.handle: Any = None
+
+    def messages(self, fallback: list[ModelMessage]) -> list[ModelMessage]:
+        if self.handle is None:
+            return fallback
+        try:
+            return list(self.handle.all_messages())
+        except Exception:
+            return fallback
+
+
+async def _stream_hop(
+    hop: _Hop,
+    agent: Agent[CoDeps, Any],
+    translator: EventTranslator,
+    *,
+    prompt: str | None,
+    history: list[ModelMessage],
+    deferred: DeferredToolResults | None,
+    deps: CoDeps,
+    usage: RunUsage,
+    limits: UsageLimits,
+    model_settings: ModelSettings | None,
+) -> AgentRunResult[Any]:
+    result: AgentRunResult[Any] | None = None
+    async with agent.run_stream_events(
+        prompt,
+        message_history=history,
+        deferred_tool_results=deferred,
+        deps=deps,
+        usage=usage,
+        usage_limits=limits,
+        model_settings=model_settings,
+    ) as events:
+        hop.handle = events
+        async for event in events:
+            translator.handle(event)
+            if isinstance(event, AgentRunResultEvent):
+                result = event.result
+    if result is None:
+        raise UnexpectedModelBehavior("the run ended without a result")
+    return result
+
+
+async def _decide_approvals(
+    requests: DeferredToolRequests,
+    deps: CoDeps,
+    frontend: FrontendProtocol,
+    records: list[ApprovalRecord],
+) -> DeferredToolResults:
+    results: dict[str, Any] = {}
+    needs_user = []
+    for part in requests.approvals:
+        args = tool_args(part)
+        auto = auto_approval_reason(
+            part,
+            auto_confirm=deps.auto_confirm,
+            isolation_level=deps.sandbox.isolation_level,
+            safe_prefixes=deps.shell_safe_commands,
+        )
+        if auto:
+            results[part.tool_call_id] = ToolApproved(override_args=args)
+            request = ApprovalRequest(part.tool_call_id, part.tool_name, args, auto)
+            records.append(
+                ApprovalRecord(part.tool_call_id, part.tool_name, args, request.args_hash, "auto", auto)
+            )
+        else:
+            needs_user.append((part, args))
+
+    for index, (part, args) in enumerate(needs_user, start=1):
+        if deps.auto_confirm:  # the user chose "approve all" on an earlier call of this batch
+            decision = ApprovalDecision.APPROVE_ALL
+            reason = "session approve-all (yolo) is on"
+            request = ApprovalRequest(part.tool_call_id, part.tool_name, args, reason, index, len(needs_user))
+        else:
+            reason = approval_reason(part.tool_name, deps.sandbox.isolation_level)
+            request = ApprovalRequest(
+                part.tool_call_id, part.tool_name, args, reason, index, len(needs_user)
+            )
+            decision = await frontend.prompt_approval(deps.session_id, request)
+        if decision is ApprovalDecision.APPROVE_ALL:
+            deps.auto_confirm = True
+        if decision in (ApprovalDecision.APPROVE, ApprovalDecision.APPROVE_ALL):
+            # The arguments the user saw are the arguments that run.
+            results[part.tool_call_id] = ToolApproved(override_args=request.args)
+        else:
+            results[part.tool_call_id] = ToolDenied(DENIED_MESSAGE)
+        records.append(
+            ApprovalRecord(
+                part.tool_call_id, part.tool_name, args, request.args_hash, decision.value, reason
+            )
+        )
+
+    for part in requests.calls:  # external calls: none of our tools defers this way
+        results[part.tool_call_id] = ToolDenied("This tool cannot run here.")
+    return DeferredToolResults(approvals=results)
+
+
+def _drop_interrupted_tail(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """Before retrying a failed request: forget a response the failure cut short."""
+    if messages and isinstance(messages[-1], ModelResponse):
+        if getattr(messages[-1], "state", "complete") == "interrupted":
+            return messages[:-1]
+    return messages
+
+
+async def run_turn(
+    agent: Agent[CoDeps, Any],
+    prompt: str,
+    *,
+    deps: CoDeps,
+    history: Sequence[ModelMessage],
+    frontend: FrontendProtocol,
+    model_settings: ModelSettings | None = None,
+    request_limit: int = 25,
+    http_retries: int = 2,
+    sleep: Sleep = asyncio.sleep,
+) -> TurnResult:
+    sid = deps.session_id
+    usage = RunUsage()
+    limits = UsageLimits(request_limit=request_limit)  # one budget for every hop and retry
+    translator = EventTranslator(frontend, sid)
+    records: list[ApprovalRecord] = []
+    messages: list[ModelMessage] = list(history)
+    next_prompt: str | None = prompt
+    deferred: DeferredToolResults | None = None
+    retries_used = 0
+    hop = _Hop()
+
+    def usage_info() -> UsageInfo:
+        return UsageInfo(
+            usage.input_tokens, usage.output_tokens, usage.requests, translator.tool_call_count
+        )
+
+    def finish(result: TurnResult) -> TurnResult:
+        translator.close_open()
+        frontend.on_usage(sid, usage_info())
+        frontend.on_turn_end(sid, result.interrupted)
+        result.streamed_text = translator.streamed_text
+        result.approvals = records
+        return result
+
+    def current_messages() -> list[ModelMessage]:
+        msgs = hop.messages(messages)
+        if next_prompt is not None and len(msgs) == len(messages):
+            # The prompt never reached the history (failed before the run started).
+            msgs = [*msgs, ModelRequest(parts=[UserPromptPart(content=next_prompt)])]
+        return msgs
+
+    frontend.on_turn_start(sid, prompt)
+    try:
+        while True:
+            hop = _Hop()
+            try:
+                result = await _stream_hop(
+                    hop, agent, translator,
+                    prompt=next_prompt, history=messages, deferred=deferred, deps=deps,
+                    usage=usage, limits=limits, model_settings=model_settings,
+                )  # fmt: skip
+            except ModelAPIError as exc:
+                translator.close_open()
+                verdict = classify_provider_error(exc, retries_used)
+                messages = _drop_interrupted_tail(current_messages())
+                retryable = verdict.action in (
+                    ProviderErrorAction.REFLECT, ProviderErrorAction.BACKOFF_RETRY
+                )  # fmt: skip
+                if not retryable or retries_used >= http_retries:
+                    if retryable:
+                        verdict_msg = f"{verdict.message} (gave up after {retries_used} retries)"
+                    else:
+                        verdict_msg = verdict.message
+                    raise _Aborted(verdict_msg) from exc
+                retries_used += 1
+                deferred = None
+                if verdict.action is ProviderErrorAction.REFLECT:
+                    next_prompt = (
+                        f"The provider rejected the previous request: {verdict.message}. "
+                        "Correct the request and continue."
+                    )
+                    frontend.on_status(sid, StatusInfo(f"{verdict.message}; asking the model to correct it", "warning"))
+                else:
+                    next_prompt = None
+                    frontend.on_status(
+                        sid,
+                        StatusInfo(
+                            f"{verdict.message}; retry {retries_used} of {http_retries} "
+                            f"in {verdict.delay_s:g}s",
+                            "warning",
+                            retry_in_s=verdict.delay_s,
+                        ),
+                    )
+                    await sleep(verdict.delay_s)
+                continue
+
+            messages = list(result.all_messages())
+            next_prompt = None
+            if isinstance(result.output, DeferredToolRequests):
+                frontend.on_usage(sid, usage_info())
+                deferred = await _decide_approvals(result.output, deps, frontend, records)
+                continue
+            output = result.output if isinstance(result.output, str) else str(result.output)
+            return finish(TurnResult(messages, output, usage))
+    except (asyncio.CancelledError, RunCancelled, KeyboardInterrupt):
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        patched = patch_dangling_tool_calls(current_messages())
+        return finish(TurnResult(patched, None, usage, interrupted=True))
+    except _Aborted as exc:
+        frontend.on_error(sid, exc.message)
+        return finish(TurnResult(patch_dangling_tool_calls(messages), None, usage, error=exc.message))
+    except UsageLimitExceeded as exc:
+        message = f"stopped: this turn reached its limit of {request_limit} model requests ({exc})"
+        frontend.on_error(sid, message)
+        return finish(TurnResult(patch_dangling_tool_calls(current_messages()), None, usage, error=message))
+    except Exception as exc:  # a failing tool or model must not take the app down
+        message = f"the turn failed: {type(exc).__name__}: {exc}"
+        frontend.on_error(sid, message)
+        with contextlib.suppress(Exception):
+            messages = current_messages()
+        return finish(TurnResult(patch_dangling_tool_calls(messages), None, usage, error=message))

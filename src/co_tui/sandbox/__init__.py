@@ -1,0 +1,13 @@
+from co_tui.sandbox.base import CommandResult, IsolationLevel, SandboxError, SandboxProtocol
+from co_tui.sandbox.select import SandboxChoice, select_sandbox
+from co_tui.sandbox.subprocess import SubprocessSandbox
+
+__all__ = [
+    "CommandResult",
+    "IsolationLevel",
+    "SandboxChoice",
+    "SandboxError",
+    "SandboxProtocol",
+    "SubprocessSandbox",
+    "select_sandbox",
+]

@@ -1,0 +1,78 @@
+"""The sandbox seam: every shell command co-tui runs goes through a `SandboxProtocol`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
+
+IsolationLevel = Literal["full", "namespace", "none"]
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    output: str
+    exit_code: int
+    timed_out: bool = False
+    truncated: bool = False
+    killed_reason: str | None = None  # e.g. "out of memory" when the sandbox killed it
+
+    def for_model(self, timeout: float) -> str:
+        """The text the model (and the user) sees for this command."""
+        text = self.output.rstrip("\n")
+        notes: list[str] = []
+        if self.truncated:
+            notes.append("output truncated")
+        if self.timed_out:
+            notes.append(f"timed out after {timeout:g}s; the command and its children were killed")
+        elif self.killed_reason:
+            notes.append(f"killed: {self.killed_reason}")
+        if self.exit_code != 0 and not self.timed_out:
+            notes.append(f"exit code {self.exit_code}")
+        if notes:
+            text = f"{text}\n[{'; '.join(notes)}]" if text else f"[{'; '.join(notes)}]"
+        return text or "(no output)"
+
+
+class SandboxError(Exception):
+    """The sandbox itself failed (could not start, engine gone), not the command."""
+
+
+@runtime_checkable
+class SandboxProtocol(Protocol):
+    name: str
+    isolation_level: IsolationLevel
+
+    async def run_command(self, cmd: str, timeout: float = 120) -> CommandResult: ...
+
+    async def cleanup(self) -> None: ...
+
+
+class OutputCollector:
+    """Keeps the first `limit` bytes of a stream and counts the rest, so a 50 MB output
+    neither fills memory nor blocks the child on a full pipe."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._chunks: list[bytes] = []
+        self._kept = 0
+        self.dropped = 0
+
+    def feed(self, data: bytes) -> None:
+        room = self.limit - self._kept
+        if room > 0:
+            self._chunks.append(data[:room])
+            self._kept += min(room, len(data))
+        self.dropped += max(0, len(data) - max(room, 0))
+
+    @property
+    def truncated(self) -> bool:
+        return self.dropped > 0
+
+    def text(self) -> str:
+        raw = b"".join(self._chunks)
+        text = raw.decode("utf-8", errors="replace")
+        if "\x00" in text:
+            text = text.replace("\x00", "\\0")
+        if self.truncated:
+            text += f"\n… {self.dropped:,} more bytes not shown"
+        return text

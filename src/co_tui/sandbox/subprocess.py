@@ -1,0 +1,108 @@
+"""No isolation: commands run on the host, in the workspace, with a scrubbed environment.
+
+Every command still needs the user's approval (safe-prefix auto-approval is off for
+isolation "none"). On timeout the whole process group is killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from pathlib import Path
+
+from co_tui.sandbox.base import CommandResult, IsolationLevel, OutputCollector, SandboxError
+
+# Variables a shell needs to behave; nothing else (no keys, tokens or credentials) passes.
+PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME", "SHELL")
+
+
+def restricted_env(workspace: Path) -> dict[str, str]:
+    env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    env["PWD"] = str(workspace)
+    env["TERM"] = "dumb"
+    env["PAGER"] = "cat"
+    env["GIT_PAGER"] = "cat"
+    return env
+
+
+def kill_process_group(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+async def run_in_process_group(
+    argv: list[str],
+    *,
+    cwd: Path | None,
+    env: dict[str, str] | None,
+    timeout: float,
+    output_limit: int,
+) -> CommandResult:
+    """Run argv in a new session; collect capped output; kill the whole group on timeout."""
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise SandboxError(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
+    collector = OutputCollector(output_limit)
+    assert proc.stdout is not None
+
+    async def pump() -> None:
+        while chunk := await proc.stdout.read(65536):  # type: ignore[union-attr]
+            collector.feed(chunk)
+
+    timed_out = False
+    try:
+        await asyncio.wait_for(asyncio.gather(pump(), proc.wait()), timeout)
+    except TimeoutError:
+        timed_out = True
+        kill_process_group(proc)
+        # Grandchildren may hold the pipe open: do not wait for EOF forever.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), 5)
+    except asyncio.CancelledError:
+        kill_process_group(proc)
+        raise
+    finally:
+        if proc.returncode is None:
+            kill_process_group(proc)
+    # The group may outlive its leader (a background child): it goes too.
+    kill_process_group(proc)
+    code = proc.returncode if proc.returncode is not None else -9
+    return CommandResult(
+        output=collector.text(),
+        exit_code=code,
+        timed_out=timed_out,
+        truncated=collector.truncated,
+    )
+
+
+class SubprocessSandbox:
+    name = "subprocess"
+    isolation_level: IsolationLevel = "none"
+
+    def __init__(self, workspace: Path, output_limit: int = 100_000) -> None:
+        self.workspace = workspace
+        self.output_limit = output_limit
+
+    async def run_command(self, cmd: str, timeout: float = 120) -> CommandResult:
+        return await run_in_process_group(
+            ["/bin/sh", "-c", cmd],
+            cwd=self.workspace,
+            env=restricted_env(self.workspace),
+            timeout=timeout,
+            output_limit=self.output_limit,
+        )
+
+    async def cleanup(self) -> None:
+        return None

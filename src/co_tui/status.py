@@ -1,0 +1,109 @@
+"""The health table shared by `co-tui status` and `/status`. Never calls out to a service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from co_tui import __version__
+from co_tui.config import (
+    Settings,
+    project_settings_path,
+    user_data_dir,
+    user_settings_path,
+)
+from co_tui.llm.providers import ProviderError, configured_provider, resolve_model
+from co_tui.sandbox import SandboxChoice
+
+State = Literal["ok", "warn", "error", "off"]
+
+
+@dataclass(frozen=True)
+class StatusRow:
+    name: str
+    value: str
+    state: State = "ok"
+
+
+def _file_row(name: str, path: Path) -> StatusRow:
+    return StatusRow(name, f"{path} ({'found' if path.is_file() else 'not present'})", "ok")
+
+
+def model_rows(settings: Settings) -> list[StatusRow]:
+    rows: list[StatusRow] = []
+    try:
+        resolved = resolve_model(settings)
+    except ProviderError as exc:
+        provider = settings.model or configured_provider(settings)
+        return [StatusRow("Provider", provider, "error"), StatusRow("Model", str(exc), "error")]
+    provider = resolved.provider
+    origin = "set" if (settings.llm_provider or settings.model) else "automatic"
+    rows.append(StatusRow("Provider", f"{provider} ({origin})"))
+    rows.append(StatusRow("Model", resolved.label))
+    if resolved.detail:
+        rows.append(StatusRow("Endpoint" if provider != "local" else "Model file", resolved.detail))
+    if resolved.key_present is None:
+        rows.append(StatusRow("API key", "not needed", "ok"))
+    else:
+        rows.append(
+            StatusRow("API key", "present" if resolved.key_present else "missing",
+                      "ok" if resolved.key_present else "warn")
+        )  # fmt: skip
+    return rows
+
+
+def sandbox_rows(choice: SandboxChoice) -> list[StatusRow]:
+    sandbox = choice.sandbox
+    state: State = "warn" if sandbox.isolation_level == "none" else "ok"
+    rows = [
+        StatusRow(
+            "Sandbox",
+            f"{sandbox.name} (isolation: {sandbox.isolation_level}; {choice.reason})",
+            state,
+        )
+    ]
+    for backend, why in choice.skipped.items():
+        rows.append(StatusRow(f"  {backend}", f"skipped: {why}", "off"))
+    return rows
+
+
+def integration_rows(settings: Settings) -> list[StatusRow]:
+    def row(name: str, configured: bool, how: str) -> StatusRow:
+        return StatusRow(name, "configured" if configured else f"not configured ({how})",
+                         "ok" if configured else "off")  # fmt: skip
+
+    return [
+        row("Obsidian", bool(settings.obsidian_vault_path), "OBSIDIAN_VAULT_PATH"),
+        row("Google", bool(settings.google_credentials_path), "co-tui auth google"),
+        row("Slack", bool(settings.slack_bot_token), "SLACK_BOT_TOKEN"),
+        row("Web search", bool(settings.brave_search_api_key), "BRAVE_SEARCH_API_KEY"),
+        StatusRow("Telemetry", "on" if settings.telemetry_enabled else "off"),
+    ]
+
+
+def gather_status(settings: Settings, cwd: Path, sandbox_choice: SandboxChoice) -> list[StatusRow]:
+    return [
+        StatusRow("Version", __version__),
+        *model_rows(settings),
+        *sandbox_rows(sandbox_choice),
+        *integration_rows(settings),
+        _file_row("User settings", user_settings_path()),
+        _file_row("Project settings", project_settings_path(cwd)),
+        StatusRow("Data dir", str(user_data_dir())),
+        StatusRow("Workspace", str(cwd)),
+    ]
+
+
+STATE_STYLE = {"ok": "green", "warn": "yellow", "error": "red", "off": "dim"}
+
+
+def render_status_table(rows: list[StatusRow]) -> object:
+    from rich.table import Table
+
+    table = Table(title="co-tui status", show_header=True, header_style="bold")
+    table.add_column("Component")
+    table.add_column("State")
+    for r in rows:
+        table.add_row(r.name, f"[{STATE_STYLE[r.state]}]{r.value}[/]")
+    return table

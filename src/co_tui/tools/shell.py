@@ -1,0 +1,25 @@
+"""run_shell_command: the one tool that executes code. It always goes through the sandbox."""
+
+from __future__ import annotations
+
+from pydantic_ai import ModelRetry, RunContext
+
+from co_tui.deps import CoDeps
+from co_tui.sandbox import SandboxError
+
+
+async def run_shell_command(ctx: RunContext[CoDeps], cmd: str, timeout: int = 120) -> str:
+    """Run a shell command in the sandbox, in the workspace directory, and return its output.
+
+    Args:
+        cmd: The shell command line to run (POSIX sh syntax).
+        timeout: Seconds before the command and its children are killed (default 120).
+    """
+    if not cmd.strip():
+        raise ModelRetry("The command is empty: pass the shell command line to run in `cmd`.")
+    effective = max(1, min(timeout, ctx.deps.sandbox_max_timeout))
+    try:
+        result = await ctx.deps.sandbox.run_command(cmd, timeout=effective)
+    except SandboxError as exc:
+        raise ModelRetry(f"The sandbox could not run the command: {exc}") from exc
+    return result.for_model(effective)

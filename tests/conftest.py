@@ -1,0 +1,71 @@
+"""Test isolation: every test gets its own XDG config/data dirs and a clean LLM environment,
+so nothing reads or writes the developer's real ~/.config/co-tui or ~/.local/share/co-tui."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Environment that would change which provider or settings a test sees.
+_SCRUBBED_ENV_PREFIXES = ("CO_TUI_",)
+_SCRUBBED_ENV = (
+    "LLM_PROVIDER", "GEMINI_API_KEY", "GEMINI_MODEL", "OLLAMA_HOST", "OLLAMA_MODEL",
+    "OPENAI_API_KEY", "OPENAI_BASE_URL", "OBSIDIAN_VAULT_PATH", "SLACK_BOT_TOKEN",
+    "GOOGLE_CREDENTIALS_PATH", "BRAVE_SEARCH_API_KEY", "OTEL_EXPORTER_OTLP_ENDPOINT",
+)  # fmt: skip
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+os.environ.pop("TEXTUAL_THEME", None)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    for name in list(os.environ):
+        if name.startswith(_SCRUBBED_ENV_PREFIXES) and name != "CO_TUI_CI":
+            monkeypatch.delenv(name, raising=False)
+    for name in _SCRUBBED_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    return home
+
+
+@pytest.fixture(autouse=True)
+def no_real_model_requests() -> None:
+    """Real providers must never be called by accident; tests use FunctionModel/TestModel
+    or a local server they start themselves (and then allow requests explicitly)."""
+    from pydantic_ai import models
+
+    previous = models.ALLOW_MODEL_REQUESTS
+    models.ALLOW_MODEL_REQUESTS = False
+    yield
+    models.ALLOW_MODEL_REQUESTS = previous
+
+
+@pytest.fixture
+def allow_model_requests() -> None:
+    from pydantic_ai import models
+
+    models.ALLOW_MODEL_REQUESTS = True
+
+
+@pytest.fixture(autouse=True)
+def snapshots_in_top_level_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep pytest-textual-snapshot SVGs in ROOT/snapshots/<test module>/ (see NOTES-textual)."""
+    try:
+        import pytest_textual_snapshot as pts
+    except ImportError:
+        return
+
+    class TopLevelSVG(pts.SVGImageExtension):
+        @classmethod
+        def dirname(cls, *, test_location) -> str:  # type: ignore[override]
+            return str(ROOT / "snapshots" / Path(test_location.filepath).stem)
+
+    monkeypatch.setattr(pts, "SVGImageExtension", TopLevelSVG)

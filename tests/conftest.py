@@ -13,10 +13,19 @@ ROOT = Path(__file__).resolve().parent.parent
 # Environment that would change which provider or settings a test sees.
 _SCRUBBED_ENV_PREFIXES = ("CO_TUI_",)
 _SCRUBBED_ENV = (
-    "LLM_PROVIDER", "GEMINI_API_KEY", "GEMINI_MODEL", "OLLAMA_HOST", "OLLAMA_MODEL",
-    "OPENAI_API_KEY", "OPENAI_BASE_URL", "OBSIDIAN_VAULT_PATH", "SLACK_BOT_TOKEN",
-    "GOOGLE_CREDENTIALS_PATH", "BRAVE_SEARCH_API_KEY", "OTEL_EXPORTER_OTLP_ENDPOINT",
-)  # fmt: skip
+    "LLM_PROVIDER",
+    "GEMINI_API_KEY",
+    "GEMINI_MODEL",
+    "OLLAMA_HOST",
+    "OLLAMA_MODEL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OBSIDIAN_VAULT_PATH",
+    "SLACK_BOT_TOKEN",
+    "GOOGLE_CREDENTIALS_PATH",
+    "BRAVE_SEARCH_API_KEY",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+)
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ.pop("TEXTUAL_THEME", None)

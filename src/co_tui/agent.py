@@ -14,14 +14,20 @@ from co_tui.config import Settings
 from co_tui.deps import CoDeps
 from co_tui.llm import ResolvedModel, resolve_model
 from co_tui.prompts import get_system_prompt
+from co_tui.tools import google_calendar, google_drive, google_gmail, slack
 from co_tui.tools.shell import run_shell_command
 
 ToolFunc = Callable[..., Any]
 
 # Tools with side effects: every call waits for the user's decision.
-SIDE_EFFECT_TOOLS: list[ToolFunc] = [run_shell_command]
+SIDE_EFFECT_TOOLS: list[ToolFunc] = [
+    run_shell_command, *google_gmail.SIDE_EFFECT_TOOLS, *slack.SIDE_EFFECT_TOOLS,
+]
 # Read-only tools run without asking (unless all_approval, used by evals).
-READ_ONLY_TOOLS: list[ToolFunc] = []
+READ_ONLY_TOOLS: list[ToolFunc] = [
+    *google_drive.READ_ONLY_TOOLS, *google_gmail.READ_ONLY_TOOLS,
+    *google_calendar.READ_ONLY_TOOLS, *slack.READ_ONLY_TOOLS,
+]
 
 
 @dataclass

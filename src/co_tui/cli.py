@@ -12,6 +12,7 @@ import typer
 
 from co_tui import __version__
 from co_tui.config import Settings, SettingsError, load_settings
+from co_tui.sandbox.build import sandbox_app
 
 app = typer.Typer(
     add_completion=False,
@@ -73,8 +74,10 @@ def main_callback(
     overrides = {"model": model, "verbose": verbose or None}
     if prompt is not None:
         if output_format not in ("text", "json", "stream-json"):
-            raise fail(f"--output-format must be text, json or stream-json, not {output_format!r}",
-                       EXIT_USAGE)  # fmt: skip
+            raise fail(
+                f"--output-format must be text, json or stream-json, not {output_format!r}",
+                EXIT_USAGE,
+            )
         if prompt == "-":
             prompt = sys.stdin.read()
         settings = settings_or_exit(overrides)
@@ -121,9 +124,12 @@ async def _headless(
     label = bundle.resolved.label if bundle.resolved else settings.model
     if output_format == "json":
         summary = frontend.summary(
-            deps.session_id, output=result.output, interrupted=result.interrupted,
-            error=result.error, model=label,
-        )  # fmt: skip
+            deps.session_id,
+            output=result.output,
+            interrupted=result.interrupted,
+            error=result.error,
+            model=label,
+        )
         typer.echo(json.dumps(summary, ensure_ascii=False, default=str))
     if result.interrupted:
         return EXIT_INTERRUPTED
@@ -152,6 +158,28 @@ def status() -> None:
     rows = gather_status(settings, Path.cwd(), choice)
     Console().print(render_status_table(rows))
     asyncio.run(deps.sandbox.cleanup())
+
+
+auth_app = typer.Typer(help="Sign in to services.", no_args_is_help=True)
+app.add_typer(auth_app, name="auth")
+app.add_typer(sandbox_app, name="sandbox")
+
+
+@auth_app.command("google")
+def auth_google(
+    client_secrets: Annotated[
+        Path | None,
+        typer.Option("--client-secrets", help="OAuth client JSON (else GOOGLE_CREDENTIALS_PATH)."),
+    ] = None,
+    no_browser: Annotated[
+        bool, typer.Option("--no-browser", help="Print the sign-in address; open no browser.")
+    ] = False,
+) -> None:
+    """Sign in to Google (Drive, Gmail, Calendar); the token is stored 0600 in the config dir."""
+    from co_tui.google_auth import sign_in_command
+
+    code = sign_in_command(settings_or_exit(), client_secrets, open_browser=not no_browser)
+    raise typer.Exit(code)
 
 
 def main() -> None:

@@ -49,10 +49,30 @@ class MCPServerConfig(BaseModel):
 
 
 DEFAULT_SAFE_COMMANDS = [
-    "ls", "cat", "head", "tail", "wc", "pwd", "echo", "grep", "rg", "date", "whoami",
-    "uname", "tree", "file", "stat", "du", "df", "which", "git status", "git log",
-    "git diff", "git show", "git branch",
-]  # fmt: skip
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "pwd",
+    "echo",
+    "grep",
+    "rg",
+    "date",
+    "whoami",
+    "uname",
+    "tree",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "which",
+    "git status",
+    "git log",
+    "git diff",
+    "git show",
+    "git branch",
+]
 
 
 class Settings(BaseModel):
@@ -122,9 +142,11 @@ class Settings(BaseModel):
     def secret_values(self) -> list[str]:
         """Every configured secret, for redaction."""
         values = [
-            self.gemini_api_key, self.openai_api_key, self.slack_bot_token,
+            self.gemini_api_key,
+            self.openai_api_key,
+            self.slack_bot_token,
             self.brave_search_api_key,
-        ]  # fmt: skip
+        ]
         for server in self.mcp_servers.values():
             values.extend(server.env.values())
         return [v for v in values if v and len(v) >= 4]
@@ -188,8 +210,7 @@ def _read_json_file(path: Path) -> dict[str, Any]:
         ) from None
     if not isinstance(data, dict):
         raise SettingsError(
-            f"settings error: {path}: expected a JSON object of settings, "
-            f"got {type(data).__name__}"
+            f"settings error: {path}: expected a JSON object of settings, got {type(data).__name__}"
         )
     return data
 

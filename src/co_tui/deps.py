@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
+from co_tui.memory.config import MemoryConfig
 from co_tui.sandbox import SandboxChoice, SandboxProtocol, select_sandbox
 
 
@@ -32,8 +33,10 @@ class CoDeps:
     sandbox_max_timeout: int = 600
     obsidian_vault_path: Path | None = None
     google_credentials_path: str | None = None
+    slack_bot_token: str | None = field(default=None, repr=False)
     brave_search_api_key: str | None = None
     secret_values: list[str] = field(default_factory=list, repr=False)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
 
     # Mutable per-session state.
     google_creds: Any | None = field(default=None, repr=False)
@@ -72,6 +75,8 @@ def create_deps(
         sandbox_max_timeout=settings.sandbox_max_timeout,
         obsidian_vault_path=Path(vault).expanduser() if vault else None,
         google_credentials_path=settings.google_credentials_path,
+        slack_bot_token=settings.slack_bot_token,
         brave_search_api_key=settings.brave_search_api_key,
         secret_values=settings.secret_values(),
+        memory=MemoryConfig.from_settings(settings),
     )

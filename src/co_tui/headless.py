@@ -101,8 +101,11 @@ class HeadlessFrontend:
 
     def on_tool_call(self, session_id: str, call: ToolCallInfo) -> None:
         self.tool_calls[call.tool_call_id] = {
-            "id": call.tool_call_id, "name": call.tool_name, "args": call.args, "status": "running",
-        }  # fmt: skip
+            "id": call.tool_call_id,
+            "name": call.tool_name,
+            "args": call.args,
+            "status": "running",
+        }
         self._event("tool_call", session_id, **asdict(call))
         self._note(f"→ {call.tool_name}: {call.key_arg}")
 
@@ -135,20 +138,35 @@ class HeadlessFrontend:
     async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
         decision = ApprovalDecision.APPROVE if self.approve_all else ApprovalDecision.DENY
         self._event(
-            "approval", session_id, tool_call_id=request.tool_call_id, tool_name=request.tool_name,
-            args=request.args, reason=request.reason, decision=decision.value,
+            "approval",
+            session_id,
+            tool_call_id=request.tool_call_id,
+            tool_name=request.tool_name,
+            args=request.args,
+            reason=request.reason,
+            decision=decision.value,
             args_sha256=request.args_hash,
-        )  # fmt: skip
+        )
         args = json.dumps(request.args, ensure_ascii=False)
         if decision is ApprovalDecision.DENY:
-            self.denials.append({"id": request.tool_call_id, "name": request.tool_name, "args": request.args})
+            self.denials.append(
+                {"id": request.tool_call_id, "name": request.tool_name, "args": request.args}
+            )
             self._note(f"denied {request.tool_name}({args}): pass --yes to approve side effects")
         else:
             self._note(f"approved {request.tool_name}({args}) (--yes)")
         return decision
 
     # -- the json summary --
-    def summary(self, session_id: str, *, output: str | None, interrupted: bool, error: str | None, model: str) -> dict[str, Any]:
+    def summary(
+        self,
+        session_id: str,
+        *,
+        output: str | None,
+        interrupted: bool,
+        error: str | None,
+        model: str,
+    ) -> dict[str, Any]:
         return {
             "session_id": session_id,
             "model": model,

@@ -47,9 +47,12 @@ def model_rows(settings: Settings) -> list[StatusRow]:
         rows.append(StatusRow("API key", "not needed", "ok"))
     else:
         rows.append(
-            StatusRow("API key", "present" if resolved.key_present else "missing",
-                      "ok" if resolved.key_present else "warn")
-        )  # fmt: skip
+            StatusRow(
+                "API key",
+                "present" if resolved.key_present else "missing",
+                "ok" if resolved.key_present else "warn",
+            )
+        )
     return rows
 
 
@@ -69,14 +72,20 @@ def sandbox_rows(choice: SandboxChoice) -> list[StatusRow]:
 
 
 def integration_rows(settings: Settings) -> list[StatusRow]:
+    from co_tui.google_auth import integration_state as google_integration_state
+    from co_tui.tools.slack import integration_state as slack_integration_state
+
     def row(name: str, configured: bool, how: str) -> StatusRow:
-        return StatusRow(name, "configured" if configured else f"not configured ({how})",
-                         "ok" if configured else "off")  # fmt: skip
+        return StatusRow(
+            name,
+            "configured" if configured else f"not configured ({how})",
+            "ok" if configured else "off",
+        )
 
     return [
         row("Obsidian", bool(settings.obsidian_vault_path), "OBSIDIAN_VAULT_PATH"),
-        row("Google", bool(settings.google_credentials_path), "co-tui auth google"),
-        row("Slack", bool(settings.slack_bot_token), "SLACK_BOT_TOKEN"),
+        StatusRow("Google", *google_integration_state(settings)),
+        StatusRow("Slack", *slack_integration_state(settings)),
         row("Web search", bool(settings.brave_search_api_key), "BRAVE_SEARCH_API_KEY"),
         StatusRow("Telemetry", "on" if settings.telemetry_enabled else "off"),
     ]

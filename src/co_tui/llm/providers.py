@@ -96,9 +96,12 @@ def _resolve_one(provider: str, settings: Settings) -> ResolvedModel:
         key = settings.openai_api_key or "none"
         model = _openai_compatible(settings.openai_model, base, key, settings)
         return ResolvedModel(
-            model, "openai", settings.openai_model,
-            key_present=bool(settings.openai_api_key), detail=base,
-        )  # fmt: skip
+            model,
+            "openai",
+            settings.openai_model,
+            key_present=bool(settings.openai_api_key),
+            detail=base,
+        )
     if provider == "local":
         from co_tui.llm.local import local_model
 

@@ -45,7 +45,7 @@ def patch_dangling_tool_calls(
         return messages
     response = messages[last_response_at]
     assert isinstance(response, ModelResponse)
-    if getattr(response, "state", "complete") == "interrupted":
+    if response.state == "interrupted":
         kept = [p for p in response.parts if not isinstance(p, ToolCallPart)]
         if len(kept) != len(response.parts):
             if not kept:
@@ -55,9 +55,7 @@ def patch_dangling_tool_calls(
             return messages
     answered = _answered_ids(messages[last_response_at + 1 :])
     missing = [
-        p
-        for p in response.parts
-        if isinstance(p, ToolCallPart) and p.tool_call_id not in answered
+        p for p in response.parts if isinstance(p, ToolCallPart) and p.tool_call_id not in answered
     ]
     if not missing:
         return messages

@@ -130,7 +130,9 @@ class EventTranslator:
             self._shown_calls.add(part.tool_call_id)
             self.tool_call_count += 1
             args = tool_args(part)
-            info = ToolCallInfo(part.tool_call_id, part.tool_name, args, key_argument(part.tool_name, args))
+            info = ToolCallInfo(
+                part.tool_call_id, part.tool_name, args, key_argument(part.tool_name, args)
+            )
             self.frontend.on_tool_call(sid, info)
         elif isinstance(event, FunctionToolResultEvent):
             self.close_open()

@@ -10,13 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal, Protocol, runtime_checkable
 
 ToolStatus = Literal["running", "ok", "failed", "denied", "interrupted"]
 
 
-class ApprovalDecision(str, Enum):
+class ApprovalDecision(StrEnum):
     APPROVE = "approve"
     DENY = "deny"
     APPROVE_ALL = "approve_all"  # approve this and every later call in the session

@@ -84,7 +84,7 @@ def classify_provider_error(exc: BaseException, attempt: int = 0) -> ProviderErr
         return ProviderErrorVerdict(
             ProviderErrorAction.BACKOFF_RETRY, f"rate limited by {model}: {detail}", delay
         )
-    if status is not None and 400 <= status < 500 or isinstance(exc, ModelRequestRejectedError):
+    if (status is not None and 400 <= status < 500) or isinstance(exc, ModelRequestRejectedError):
         if status in (400, 422) or status is None:
             return ProviderErrorVerdict(
                 ProviderErrorAction.REFLECT, f"{model} rejected the request: {detail}"

@@ -148,7 +148,9 @@ async def _decide_approvals(
             results[part.tool_call_id] = ToolApproved(override_args=args)
             request = ApprovalRequest(part.tool_call_id, part.tool_name, args, auto)
             records.append(
-                ApprovalRecord(part.tool_call_id, part.tool_name, args, request.args_hash, "auto", auto)
+                ApprovalRecord(
+                    part.tool_call_id, part.tool_name, args, request.args_hash, "auto", auto
+                )
             )
         else:
             needs_user.append((part, args))
@@ -157,7 +159,9 @@ async def _decide_approvals(
         if deps.auto_confirm:  # the user chose "approve all" on an earlier call of this batch
             decision = ApprovalDecision.APPROVE_ALL
             reason = "session approve-all (yolo) is on"
-            request = ApprovalRequest(part.tool_call_id, part.tool_name, args, reason, index, len(needs_user))
+            request = ApprovalRequest(
+                part.tool_call_id, part.tool_name, args, reason, index, len(needs_user)
+            )
         else:
             reason = approval_reason(part.tool_name, deps.sandbox.isolation_level)
             request = ApprovalRequest(
@@ -184,9 +188,9 @@ async def _decide_approvals(
 
 def _drop_interrupted_tail(messages: list[ModelMessage]) -> list[ModelMessage]:
     """Before retrying a failed request: forget a response the failure cut short."""
-    if messages and isinstance(messages[-1], ModelResponse):
-        if getattr(messages[-1], "state", "complete") == "interrupted":
-            return messages[:-1]
+    last = messages[-1] if messages else None
+    if isinstance(last, ModelResponse) and last.state == "interrupted":
+        return messages[:-1]
     return messages
 
 
@@ -239,17 +243,25 @@ async def run_turn(
             hop = _Hop()
             try:
                 result = await _stream_hop(
-                    hop, agent, translator,
-                    prompt=next_prompt, history=messages, deferred=deferred, deps=deps,
-                    usage=usage, limits=limits, model_settings=model_settings,
-                )  # fmt: skip
+                    hop,
+                    agent,
+                    translator,
+                    prompt=next_prompt,
+                    history=messages,
+                    deferred=deferred,
+                    deps=deps,
+                    usage=usage,
+                    limits=limits,
+                    model_settings=model_settings,
+                )
             except ModelAPIError as exc:
                 translator.close_open()
                 verdict = classify_provider_error(exc, retries_used)
                 messages = _drop_interrupted_tail(current_messages())
                 retryable = verdict.action in (
-                    ProviderErrorAction.REFLECT, ProviderErrorAction.BACKOFF_RETRY
-                )  # fmt: skip
+                    ProviderErrorAction.REFLECT,
+                    ProviderErrorAction.BACKOFF_RETRY,
+                )
                 if not retryable or retries_used >= http_retries:
                     if retryable:
                         verdict_msg = f"{verdict.message} (gave up after {retries_used} retries)"
@@ -263,7 +275,10 @@ async def run_turn(
                         f"The provider rejected the previous request: {verdict.message}. "
                         "Correct the request and continue."
                     )
-                    frontend.on_status(sid, StatusInfo(f"{verdict.message}; asking the model to correct it", "warning"))
+                    frontend.on_status(
+                        sid,
+                        StatusInfo(f"{verdict.message}; asking the model to correct it", "warning"),
+                    )
                 else:
                     next_prompt = None
                     frontend.on_status(
@@ -294,11 +309,15 @@ async def run_turn(
         return finish(TurnResult(patched, None, usage, interrupted=True))
     except _Aborted as exc:
         frontend.on_error(sid, exc.message)
-        return finish(TurnResult(patch_dangling_tool_calls(messages), None, usage, error=exc.message))
+        return finish(
+            TurnResult(patch_dangling_tool_calls(messages), None, usage, error=exc.message)
+        )
     except UsageLimitExceeded as exc:
         message = f"stopped: this turn reached its limit of {request_limit} model requests ({exc})"
         frontend.on_error(sid, message)
-        return finish(TurnResult(patch_dangling_tool_calls(current_messages()), None, usage, error=message))
+        return finish(
+            TurnResult(patch_dangling_tool_calls(current_messages()), None, usage, error=message)
+        )
     except Exception as exc:  # a failing tool or model must not take the app down
         message = f"the turn failed: {type(exc).__name__}: {exc}"
         frontend.on_error(sid, message)

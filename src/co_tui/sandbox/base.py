@@ -71,8 +71,8 @@ class OutputCollector:
     def text(self) -> str:
         raw = b"".join(self._chunks)
         text = raw.decode("utf-8", errors="replace")
-        if "\x00" in text:
-            text = text.replace("\x00", "\\0")
+        if "\x00" in text:  # NULs would corrupt terminals and JSON consumers
+            text = text.replace("\x00", "\ufffd")
         if self.truncated:
             text += f"\n… {self.dropped:,} more bytes not shown"
         return text

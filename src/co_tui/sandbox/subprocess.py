@@ -15,6 +15,8 @@ from pathlib import Path
 from co_tui.sandbox.base import CommandResult, IsolationLevel, OutputCollector, SandboxError
 
 # Variables a shell needs to behave; nothing else (no keys, tokens or credentials) passes.
+DRAIN_GRACE_S = 0.5
+
 PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME", "SHELL")
 
 
@@ -61,22 +63,29 @@ async def run_in_process_group(
         while chunk := await proc.stdout.read(65536):  # type: ignore[union-attr]
             collector.feed(chunk)
 
+    pump_task = asyncio.create_task(pump())
     timed_out = False
     try:
-        await asyncio.wait_for(asyncio.gather(pump(), proc.wait()), timeout)
+        await asyncio.wait_for(proc.wait(), timeout)
     except TimeoutError:
         timed_out = True
         kill_process_group(proc)
-        # Grandchildren may hold the pipe open: do not wait for EOF forever.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(proc.wait(), 5)
     except asyncio.CancelledError:
         kill_process_group(proc)
+        pump_task.cancel()
         raise
-    finally:
-        if proc.returncode is None:
-            kill_process_group(proc)
-    # The group may outlive its leader (a background child): it goes too.
+    # The leader is gone. Children it left in the background may hold the pipe open:
+    # drain briefly, then the whole group goes.
+    try:
+        await asyncio.wait_for(asyncio.shield(pump_task), DRAIN_GRACE_S)
+    except TimeoutError:
+        kill_process_group(proc)
+        try:
+            await asyncio.wait_for(pump_task, 5)
+        except TimeoutError:
+            pump_task.cancel()
     kill_process_group(proc)
     code = proc.returncode if proc.returncode is not None else -9
     return CommandResult(

@@ -1,0 +1,85 @@
+"""Scripted models and ready-made deps for tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
+
+from co_tui.agent import AgentBundle, build_agent
+from co_tui.config import Settings
+from co_tui.deps import CoDeps, create_deps
+from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+
+
+@dataclass(frozen=True)
+class Think:
+    text: str
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    args: dict[str, Any]
+    id: str
+
+
+Item = str | Think | Call
+
+
+class ScriptedModel:
+    """Answers each model request with the next scripted response (a list of items).
+    Records every message list it was given. When the script runs out it says 'done'."""
+
+    def __init__(self, *responses: Sequence[Item]) -> None:
+        self.responses = [list(r) for r in responses]
+        self.seen: list[list[ModelMessage]] = []
+        self.model = FunctionModel(stream_function=self._stream)
+
+    async def _stream(
+        self, messages: list[ModelMessage], info: AgentInfo
+    ) -> AsyncIterator[str | dict[int, Any]]:
+        self.seen.append(list(messages))
+        items = self.responses.pop(0) if self.responses else ["done"]
+        for index, item in enumerate(items):
+            if isinstance(item, Think):
+                yield {index: DeltaThinkingPart(content=item.text)}
+            elif isinstance(item, Call):
+                yield {
+                    index: DeltaToolCall(
+                        name=item.name, json_args=json.dumps(item.args), tool_call_id=item.id
+                    )
+                }
+            else:
+                yield item
+
+
+def tool_returns(messages: Sequence[ModelMessage]) -> list[ToolReturnPart]:
+    return [
+        p
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart)
+    ]
+
+
+def make_bundle(model: Any, settings: Settings | None = None) -> AgentBundle:
+    return build_agent(settings or Settings(), model=model)
+
+
+def make_deps(
+    workspace: Path, settings: Settings | None = None, isolation: str | None = None
+) -> CoDeps:
+    """Deps on the subprocess sandbox. `isolation` pretends another level (for approval
+    policy tests only; commands still run in the workspace)."""
+    sandbox = SubprocessSandbox(workspace)
+    if isolation is not None:
+        sandbox.isolation_level = isolation  # type: ignore[assignment]
+    choice = SandboxChoice(sandbox, "test")
+    return create_deps(settings or Settings(), workspace, sandbox_choice=choice)

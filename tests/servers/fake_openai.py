@@ -1,0 +1,223 @@
+"""A small OpenAI-compatible chat-completions server for tests, on 127.0.0.1.
+
+It answers from a script, one entry per POST /v1/chat/completions, and records every
+request body. Streaming requests get Server-Sent Events exactly as the OpenAI API sends
+them, so the real `openai` client and pydantic-ai's OpenAIChatModel are exercised.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """One scripted answer. kind: text | tool | error."""
+
+    kind: str
+    text: str = ""
+    chunks: int = 3
+    tool_name: str = ""
+    tool_args: dict[str, Any] = field(default_factory=dict)
+    status: int = 200
+    error_body: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0  # pause between stream chunks
+
+
+def text(answer: str, chunks: int = 3, delay_s: float = 0.0) -> Reply:
+    return Reply("text", text=answer, chunks=chunks, delay_s=delay_s)
+
+
+def tool_call(name: str, **args: Any) -> Reply:
+    return Reply("tool", tool_name=name, tool_args=args)
+
+
+def error(status: int, message: str, code: str | None = None, **headers: str) -> Reply:
+    body = {"error": {"message": message, "type": "invalid_request_error", "code": code}}
+    return Reply("error", status=status, error_body=body, headers=headers)
+
+
+@dataclass
+class Received:
+    at: float
+    body: dict[str, Any]
+
+
+class FakeOpenAIServer:
+    def __init__(self, script: list[Reply] | None = None, default: Reply | None = None) -> None:
+        self.script = list(script or [])
+        self.default = default or text("ok")
+        self.requests: list[Received] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FakeOpenAIServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _next(self) -> Reply:
+        with self._lock:
+            return self.script.pop(0) if self.script else self.default
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _json(
+                self, status: int, payload: object, headers: dict[str, str] | None = None
+            ) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+                else:
+                    self._json(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server._lock:
+                    server.requests.append(Received(time.monotonic(), body))
+                reply = server._next()
+                if reply.kind == "error":
+                    self._json(reply.status, reply.error_body, reply.headers)
+                    return
+                model = body.get("model", "fake")
+                if body.get("stream"):
+                    self._stream(reply, model)
+                else:
+                    self._json(200, _completion(reply, model))
+
+            def _stream(self, reply: Reply, model: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for chunk in _chunks(reply, model):
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                    if reply.delay_s:
+                        time.sleep(reply.delay_s)
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+
+        return Handler
+
+
+def _split(s: str, n: int) -> list[str]:
+    if not s:
+        return []
+    size = max(1, -(-len(s) // max(1, n)))
+    return [s[i : i + size] for i in range(0, len(s), size)]
+
+
+def _base(model: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
+
+
+_USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+
+
+def _chunks(reply: Reply, model: str) -> Iterator[dict[str, Any]]:
+    if reply.kind == "text":
+        yield {
+            **_base(model),
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}],
+        }
+        for piece in _split(reply.text, reply.chunks):
+            yield {**_base(model), "choices": [{"index": 0, "delta": {"content": piece}}]}
+        yield {
+            **_base(model),
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            "usage": _USAGE,
+        }
+    else:
+        call = {
+            "index": 0,
+            "id": f"call_{reply.tool_name}",
+            "type": "function",
+            "function": {"name": reply.tool_name, "arguments": json.dumps(reply.tool_args)},
+        }
+        yield {
+            **_base(model),
+            "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [call]}}],
+        }
+        yield {
+            **_base(model),
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
+            "usage": _USAGE,
+        }
+
+
+def _completion(reply: Reply, model: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": None}
+    finish = "stop"
+    if reply.kind == "text":
+        message["content"] = reply.text
+    else:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{reply.tool_name}",
+                "type": "function",
+                "function": {"name": reply.tool_name, "arguments": json.dumps(reply.tool_args)},
+            }
+        ]
+        finish = "tool_calls"
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": _USAGE,
+    }
+
+
+@contextmanager
+def serve(
+    script: list[Reply] | None = None, default: Reply | None = None
+) -> Iterator[FakeOpenAIServer]:
+    server = FakeOpenAIServer(script, default).start()
+    try:
+        yield server
+    finally:
+        server.stop()

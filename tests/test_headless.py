@@ -1,0 +1,128 @@
+"""`co-tui -p` end to end, as a subprocess, against TestModel and a local HTTP server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.servers.fake_openai import error, serve, text, tool_call
+
+CLI = [str(Path(sys.executable).parent / "co-tui")]
+
+
+def run_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, *args],
+        cwd=cwd,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def openai_env(url: str) -> dict[str, str]:
+    return {
+        "LLM_PROVIDER": "openai",
+        "OPENAI_BASE_URL": f"{url}/v1",
+        "OPENAI_API_KEY": "sk-test-not-a-secret",
+        "CO_TUI_OPENAI_MODEL": "fake",
+    }
+
+
+def test_version(tmp_path: Path) -> None:
+    proc = run_cli(["--version"], tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("co-tui ")
+
+
+def test_stream_json_has_explicit_boundaries(tmp_path: Path) -> None:
+    proc = run_cli(["-p", "hello", "--model", "test", "--output-format", "stream-json"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "turn_start" and kinds[-1] == "turn_end"
+    assert "text_start" in kinds and "text_end" in kinds
+    assert kinds.index("text_start") < kinds.index("text_delta") < kinds.index("text_end")
+    assert len({e["session_id"] for e in events}) == 1
+
+
+def test_json_output_is_one_object_with_text_usage_and_tool_calls(tmp_path: Path) -> None:
+    proc = run_cli(["-p", "hello", "--model", "test", "--output-format", "json"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    (line,) = proc.stdout.splitlines()
+    summary = json.loads(line)
+    assert summary["text"] and summary["usage"]["requests"] >= 1
+    assert summary["tool_calls"][0]["name"] == "run_shell_command"
+    assert summary["denials"][0]["name"] == "run_shell_command"
+
+
+def test_streams_an_openai_compatible_server(tmp_path: Path) -> None:
+    with serve([text("The sky is blue.", chunks=4)]) as srv:
+        env = {"LLM_PROVIDER": "ollama", "OLLAMA_HOST": srv.url, "OLLAMA_MODEL": "fake"}
+        proc = run_cli(["-p", "colour of the sky?"], tmp_path, **env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "The sky is blue."
+    assert srv.requests[0].body["stream"] is True
+
+
+def test_429_with_retry_after_then_answer_after_about_a_second(tmp_path: Path) -> None:
+    with serve([error(429, "busy", **{"Retry-After": "1"}), text("Paris.")]) as srv:
+        env = {"LLM_PROVIDER": "ollama", "OLLAMA_HOST": srv.url, "OLLAMA_MODEL": "fake"}
+        started = time.monotonic()
+        proc = run_cli(["-p", "capital of France?"], tmp_path, **env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Paris."
+    gap = srv.requests[1].at - srv.requests[0].at
+    assert 0.9 <= gap < 5, gap
+    assert "retry 1 of 2 in 1s" in proc.stderr
+    assert time.monotonic() - started >= 1
+
+
+def test_shell_call_is_denied_without_yes_and_the_denial_is_visible(tmp_path: Path) -> None:
+    script = [tool_call("run_shell_command", cmd="echo ran > proof.txt"), text("I could not.")]
+    with serve(script) as srv:
+        proc = run_cli(["-p", "write proof"], tmp_path, **openai_env(srv.url))
+    assert proc.returncode == 0, proc.stderr
+    assert not (tmp_path / "proof.txt").exists()
+    assert "denied run_shell_command" in proc.stderr and "--yes" in proc.stderr
+    tool_message = srv.requests[1].body["messages"][-1]
+    assert tool_message["role"] == "tool" and "denied" in tool_message["content"]
+
+
+def test_shell_call_runs_with_yes_and_its_output_reaches_the_model(tmp_path: Path) -> None:
+    script = [
+        tool_call("run_shell_command", cmd="echo ran > proof.txt && echo wrote-it"),
+        text("Done."),
+    ]
+    with serve(script) as srv:
+        proc = run_cli(
+            ["-p", "write proof", "--yes", "--output-format", "json"],
+            tmp_path,
+            **openai_env(srv.url),
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "proof.txt").read_text() == "ran\n"
+    tool_message = srv.requests[1].body["messages"][-1]
+    assert tool_message["role"] == "tool" and "wrote-it" in tool_message["content"]
+    summary = json.loads(proc.stdout)
+    assert summary["text"] == "Done." and summary["tool_calls"][0]["status"] == "ok"
+
+
+def test_abort_exits_non_zero_with_a_message(tmp_path: Path) -> None:
+    with serve([error(401, "invalid api key")]) as srv:
+        proc = run_cli(["-p", "hi"], tmp_path, **openai_env(srv.url))
+    assert proc.returncode == 1
+    assert "refused the credentials" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "sk-test-not-a-secret" not in proc.stderr + proc.stdout
+
+
+def test_status_names_provider_model_and_sandbox(tmp_path: Path) -> None:
+    proc = run_cli(["status"], tmp_path, LLM_PROVIDER="ollama", OLLAMA_MODEL="llama3")
+    assert proc.returncode == 0, proc.stderr
+    for expected in ("Provider", "ollama", "llama3", "Sandbox", "isolation", "Data dir"):
+        assert expected in proc.stdout, expected

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +20,7 @@ app = typer.Typer(
     no_args_is_help=False,
     invoke_without_command=True,
     rich_markup_mode=None,
+    pretty_exceptions_enable=False,
     help="co-tui: a privacy-first personal assistant in your terminal.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -187,6 +189,15 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         sys.exit(EXIT_INTERRUPTED)
+    except Exception as exc:
+        if os.environ.get("CO_TUI_DEBUG"):
+            raise
+        typer.echo(
+            f"co-tui: internal error: {type(exc).__name__}: {exc} "
+            "(set CO_TUI_DEBUG=1 to see the traceback)",
+            err=True,
+        )
+        sys.exit(EXIT_ERROR)
 
 
 if __name__ == "__main__":

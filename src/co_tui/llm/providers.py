@@ -115,6 +115,13 @@ def _resolve_one(provider: str, settings: Settings) -> ResolvedModel:
 def _from_model_string(name: str, settings: Settings) -> ResolvedModel:
     from pydantic_ai.models import infer_model
 
+    if name == "test":
+        from pydantic_ai.models.test import TestModel
+
+        # TestModel calls every tool with made-up arguments and retries the ones that ask for
+        # a retry until the turn fails; calling only the shell shows the approval path.
+        model: Model = TestModel(call_tools=["run_shell_command"])
+        return ResolvedModel(model, "model", name, model_settings=_model_settings(settings))
     try:
         model = infer_model(name)
     except Exception as exc:  # pydantic-ai raises UserError or ImportError for bad names

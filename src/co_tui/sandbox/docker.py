@@ -1,0 +1,355 @@
+"""Full isolation: one hardened Docker container per session, commands run with `docker exec`.
+
+The container (`co-runner-<session id[:8]>`) starts on the first command and is reused; it
+runs with no capabilities, no new privileges, uid 1000, a read-only root filesystem, a
+tmpfs /tmp, a pids limit, a memory limit, CPU quota and (by default) no network. Only the
+workspace (mounted at /workspace) is writable on the host.
+
+The docker SDK is blocking: every call runs in a thread so the event loop never waits.
+Containers carry labels naming the owning host, pid and process start time, so a later
+co-tui can remove the containers of sessions whose process died.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from co_tui.sandbox.base import CommandResult, IsolationLevel, OutputCollector, SandboxError
+
+if TYPE_CHECKING:
+    import docker
+
+CONTAINER_PREFIX = "co-runner-"
+LABEL_OWNER = "co-tui.sandbox"
+LABEL_HOST = "co-tui.host"
+LABEL_PID = "co-tui.pid"
+LABEL_PID_START = "co-tui.pid-start"
+LABEL_SESSION = "co-tui.session"
+HOME_DIR = "/home/co"
+# After the in-container `timeout` fired, how long the output stream may stay open (a
+# process that left the command's process group still holds it) before the container
+# is restarted to get rid of it.
+STREAM_GRACE = 3.0
+SIGKILL_EXIT = 128 + 9
+STDERR = 2
+# `timeout` puts the command in a process group of its own and SIGKILLs that group when
+# time is up; once the command ends, whatever it left in the group (background jobs, a fork
+# bomb) is killed too. A client-side watchdog covers processes that left the group.
+# The command's stderr joins its stdout in the container (keeping their order); the exit
+# code comes back alone on stderr, which spares a round trip to `exec inspect`.
+_WRAPPER = (
+    'timeout -s KILL "$1" /bin/sh -c "$2" 2>&1 & pid=$!; wait "$pid" 2>/dev/null; rc=$?; '
+    'kill -KILL "-$pid" 2>/dev/null; printf %s "$rc" >&2'
+)
+_EXIT_STATUS = re.compile(rb"(.*?)(\d+)", re.DOTALL)
+_OOM_KILL = re.compile(rb"^oom_kill (\d+)$", re.MULTILINE)
+
+
+def process_start_time(pid: int) -> str | None:
+    """The start time of `pid` in clock ticks since boot (Linux), None if it is not running.
+
+    Stored with the pid so that a recycled pid is not mistaken for the owner."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return ""
+    # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else ""
+
+
+def owner_alive(labels: dict[str, str]) -> bool:
+    """Whether the co-tui process that created a container still runs (on this host)."""
+    if labels.get(LABEL_HOST) != socket.gethostname():
+        return True  # another machine's container: not ours to judge
+    try:
+        pid = int(labels.get(LABEL_PID, ""))
+    except ValueError:
+        return False
+    if Path("/proc").is_dir():
+        started = process_start_time(pid)
+        if started is None:
+            return False
+        return not started or started == labels.get(LABEL_PID_START, started)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_containers(client: docker.DockerClient) -> list[str]:
+    """Remove co-tui sandbox containers whose owning process died. Returns their names."""
+    removed: list[str] = []
+    for container in client.containers.list(all=True, filters={"label": LABEL_OWNER}):
+        labels = container.labels or {}
+        if owner_alive(labels):
+            continue
+        with contextlib.suppress(Exception):  # already gone, or being removed by another
+            container.remove(force=True)
+            removed.append(container.name)
+    return removed
+
+
+def docker_memory_bytes(limit: str) -> int:
+    """'512m', '1g', '1.5g', '1073741824' -> bytes (docker's own units: 1024-based)."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([bkmg]?)b?\s*", limit.lower())
+    if not match:
+        raise ValueError(f"not a memory size: {limit!r} (expected e.g. 512m or 1g)")
+    factor = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[match.group(2)]
+    return int(float(match.group(1)) * factor)
+
+
+@dataclass
+class _ExecOutcome:
+    collector: OutputCollector
+    exit_code: int | None
+    stream_stuck: bool
+
+
+class DockerSandbox:
+    name = "docker"
+    isolation_level: IsolationLevel = "full"
+
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        session_id: str,
+        client: docker.DockerClient,
+        image: str = "co-tui-sandbox",
+        network: str = "none",
+        mem_limit: str = "1g",
+        cpus: float = 1.0,
+        pids_limit: int = 256,
+        output_limit: int = 100_000,
+    ) -> None:
+        self.workspace = workspace.resolve()
+        self.session_id = session_id
+        self.client = client
+        self.image = image
+        self.network_mode = network
+        self.mem_limit = mem_limit
+        self.nano_cpus = int(cpus * 1e9)
+        self.pids_limit = pids_limit
+        self.output_limit = output_limit
+        self.container_name = f"{CONTAINER_PREFIX}{session_id[:8]}"
+        self.container_id: str | None = None
+        self.stale_removed: list[str] = []
+        self._start_lock = asyncio.Lock()
+        self._oom_kills = 0
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def _labels(self) -> dict[str, str]:
+        pid = os.getpid()
+        return {
+            LABEL_OWNER: "1",
+            LABEL_HOST: socket.gethostname(),
+            LABEL_PID: str(pid),
+            LABEL_PID_START: process_start_time(pid) or "",
+            LABEL_SESSION: self.session_id,
+        }
+
+    def _start_container(self) -> str:
+        from docker.errors import APIError, ImageNotFound, NotFound
+
+        self.stale_removed = remove_stale_containers(self.client)
+        try:
+            existing = self.client.containers.get(self.container_name)
+        except NotFound:
+            existing = None
+        if existing is not None:
+            if existing.labels.get(LABEL_PID) != str(os.getpid()) and owner_alive(existing.labels):
+                raise SandboxError(
+                    f"container {self.container_name} belongs to a running co-tui "
+                    f"(pid {existing.labels.get(LABEL_PID)})"
+                )
+            existing.remove(force=True)
+        tmpfs_opts = "rw,nosuid,nodev,size=256m"
+        try:
+            container = self.client.containers.run(
+                self.image,
+                command=["sleep", "infinity"],
+                name=self.container_name,
+                detach=True,
+                init=True,  # PID 1 reaps the orphans of killed commands (pids limit!)
+                labels=self._labels(),
+                user="1000:1000",
+                working_dir="/workspace",
+                volumes={str(self.workspace): {"bind": "/workspace", "mode": "rw"}},
+                environment={
+                    "HOME": HOME_DIR,
+                    "TERM": "dumb",
+                    "PAGER": "cat",
+                    "GIT_PAGER": "cat",
+                    "LANG": "C.UTF-8",
+                },
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                pids_limit=self.pids_limit,
+                network_mode=self.network_mode,
+                mem_limit=self.mem_limit,
+                memswap_limit=self.mem_limit,  # no swap: over the limit means killed
+                nano_cpus=self.nano_cpus,
+                read_only=True,
+                tmpfs={
+                    "/tmp": f"{tmpfs_opts},mode=1777",
+                    HOME_DIR: f"{tmpfs_opts},uid=1000,gid=1000,mode=0755",
+                },
+            )
+        except ImageNotFound as exc:
+            raise SandboxError(f"image {self.image} not built: run `co-tui sandbox build`") from exc
+        except APIError as exc:
+            raise SandboxError(f"cannot start the sandbox container: {exc.explanation}") from exc
+        self._oom_kills = 0
+        return str(container.id)
+
+    async def _ensure_container(self) -> str:
+        async with self._start_lock:
+            if self.container_id is None:
+                self.container_id = await asyncio.to_thread(self._start_container)
+            return self.container_id
+
+    async def cleanup(self) -> None:
+        container_id, self.container_id = self.container_id, None
+        if container_id is None:
+            return
+        from docker.errors import NotFound
+
+        def remove() -> None:
+            with contextlib.suppress(NotFound):
+                self.client.api.remove_container(container_id, force=True)
+
+        await asyncio.to_thread(remove)
+
+    # -- commands ----------------------------------------------------------------------
+    def _exec(self, container_id: str, cmd: str, timeout: float) -> _ExecOutcome:
+        """One command: exec_create, exec_start (raw socket), exec_inspect. Blocking."""
+        from docker.utils.socket import frames_iter
+
+        api = self.client.api
+        argv = ["/bin/sh", "-c", _WRAPPER, "co-sandbox", f"{timeout:g}", cmd]
+        exec_id = api.exec_create(container_id, argv, workdir="/workspace")["Id"]
+        sock = api.exec_start(exec_id, socket=True)
+        raw = getattr(sock, "_sock", sock)
+        raw.settimeout(None)
+        collector = OutputCollector(self.output_limit)
+        stuck = threading.Event()
+
+        def watchdog() -> None:
+            stuck.set()
+            with contextlib.suppress(OSError):
+                raw.shutdown(socket.SHUT_RDWR)
+
+        timer = threading.Timer(timeout + STREAM_GRACE, watchdog)
+        timer.daemon = True
+        timer.start()
+        status = b""
+        try:
+            for stream, data in frames_iter(sock, tty=False):
+                if stream == STDERR:
+                    status += data
+                else:
+                    collector.feed(data)
+        except OSError:
+            if not stuck.is_set():
+                raise
+        finally:
+            timer.cancel()
+            with contextlib.suppress(OSError):
+                sock.close()
+        # The wrapper's own complaints (if any) precede the exit code on stderr.
+        match = _EXIT_STATUS.fullmatch(status)
+        if match and match.group(1):
+            collector.feed(match.group(1))
+        exit_code = int(match.group(2)) if match else self._exit_code(exec_id)
+        return _ExecOutcome(collector, exit_code, stuck.is_set())
+
+    def _exit_code(self, exec_id: str) -> int | None:
+        # The stream can end a moment before the engine records the exit.
+        for _ in range(100):
+            info = self.client.api.exec_inspect(exec_id)
+            if not info.get("Running"):
+                return info.get("ExitCode")
+            time.sleep(0.005)
+        return None
+
+    def _oom_killed_since_last(self, container_id: str) -> bool:
+        """Whether the kernel OOM-killed a process in the container since the last check."""
+        api = self.client.api
+        probe = (
+            "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control "
+            "2>/dev/null; true"
+        )
+        exec_id = api.exec_create(container_id, ["/bin/sh", "-c", probe])["Id"]
+        out = api.exec_start(exec_id)
+        match = _OOM_KILL.search(out if isinstance(out, bytes) else b"")
+        if match is None:
+            state = api.inspect_container(container_id).get("State", {})
+            return bool(state.get("OOMKilled"))
+        kills = int(match.group(1))
+        fresh = kills > self._oom_kills
+        self._oom_kills = kills
+        return fresh
+
+    def _restart(self, container_id: str) -> None:
+        self.client.api.restart(container_id, timeout=0)
+
+    def _run_blocking(self, container_id: str, cmd: str, timeout: float) -> CommandResult:
+        from docker.errors import APIError, NotFound
+
+        started = time.monotonic()
+        try:
+            outcome = self._exec(container_id, cmd, timeout)
+        except NotFound as exc:
+            self.container_id = None  # removed behind our back: the next command recreates it
+            raise SandboxError("the sandbox container disappeared; it will be recreated") from exc
+        except APIError as exc:
+            raise SandboxError(f"docker exec failed: {exc.explanation}") from exc
+        elapsed = time.monotonic() - started
+        if outcome.stream_stuck:
+            # Something outside the command's process group kept the output open.
+            self._restart(container_id)
+        code = outcome.exit_code
+        timed_out = outcome.stream_stuck or (code == SIGKILL_EXIT and elapsed >= timeout)
+        killed_reason = None
+        if code == SIGKILL_EXIT and not timed_out and self._oom_killed_since_last(container_id):
+            killed_reason = f"out of memory (the sandbox's memory limit is {self.mem_limit})"
+        return CommandResult(
+            output=outcome.collector.text(),
+            exit_code=code if code is not None else -9,
+            timed_out=timed_out,
+            truncated=outcome.collector.truncated,
+            killed_reason=killed_reason,
+        )
+
+    async def run_command(self, cmd: str, timeout: float = 120) -> CommandResult:
+        container_id = await self._ensure_container()
+        return await asyncio.to_thread(self._run_blocking, container_id, cmd, timeout)
+
+
+def connect(timeout: float = 2.0) -> Any:
+    """A docker client for the engine of DOCKER_HOST (or the default socket); raises
+    docker.errors.DockerException when no engine answers within `timeout` seconds."""
+    import docker
+
+    client = docker.from_env(timeout=timeout)
+    client.ping()
+    return client
+
+
+def engine_address() -> str:
+    return os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"

@@ -13,6 +13,7 @@ from typing import Any
 from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.memory.config import MemoryConfig
 from co_tui.sandbox import SandboxChoice, SandboxProtocol, select_sandbox
+from co_tui.web.config import WebConfig
 
 
 def new_session_id() -> str:
@@ -37,6 +38,7 @@ class CoDeps:
     brave_search_api_key: str | None = None
     secret_values: list[str] = field(default_factory=list, repr=False)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
+    web: WebConfig = field(default_factory=WebConfig)
 
     # Mutable per-session state.
     google_creds: Any | None = field(default=None, repr=False)
@@ -79,4 +81,5 @@ def create_deps(
         brave_search_api_key=settings.brave_search_api_key,
         secret_values=settings.secret_values(),
         memory=MemoryConfig.from_settings(settings),
+        web=WebConfig.from_settings(settings),
     )

@@ -18,8 +18,7 @@ _SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([bm])(?![a-z])")
 def parameter_billions(model_name: str) -> float | None:
     """The parameter count in a name like `qwen3:4b` or `SmolLM2-135M`, in billions."""
     sizes = [
-        float(num) / (1000 if unit == "m" else 1)
-        for num, unit in _SIZE.findall(model_name.lower())
+        float(num) / (1000 if unit == "m" else 1) for num, unit in _SIZE.findall(model_name.lower())
     ]
     return max(sizes) if sizes else None
 

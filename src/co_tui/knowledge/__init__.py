@@ -1,0 +1,1 @@
+"""Notes and knowledge: frontmatter parsing, safe vault paths, the notes search index."""

@@ -1,0 +1,185 @@
+"""Obsidian vault tools: search_notes, list_notes, read_note (read-only).
+
+Sync on purpose: pydantic-ai runs sync tools in worker threads, so the index's SQLite
+and file I/O never block the event loop. The index lives in `deps.extra`, one per vault.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai import ModelRetry, RunContext
+
+from co_tui.deps import CoDeps
+from co_tui.knowledge.notes_index import NotesIndex, keyword_pattern, split_keywords
+from co_tui.knowledge.vault_paths import UnsafePathError, inside, resolve_note
+
+MAX_LIMIT = 50
+LIST_LIMIT = 200
+MAX_NOTE_CHARS = 100_000
+_SNIPPET_BEFORE = 50
+_SNIPPET_AFTER = 90
+
+
+def _vault(ctx: RunContext[CoDeps]) -> Path:
+    vault = ctx.deps.obsidian_vault_path
+    if vault is None:
+        raise ModelRetry(
+            "The Obsidian vault is not configured (set OBSIDIAN_VAULT_PATH or "
+            "'obsidian_vault_path' in settings.json). Tell the user; do not retry."
+        )
+    if not vault.is_dir():
+        raise ModelRetry(f"The Obsidian vault {vault} does not exist or is not a directory.")
+    return vault
+
+
+def notes_index(deps: CoDeps, vault: Path) -> NotesIndex:
+    """The session's index for `vault`, created on first use."""
+    key = f"notes_index:{vault.resolve()}"
+    index = deps.extra.get(key)
+    if index is None:
+        index = deps.extra.setdefault(key, NotesIndex(vault))
+    return index
+
+
+def _snippets(body: str, keywords: list[str], max_snippets: int = 2) -> list[str]:
+    spans: list[tuple[int, int]] = []
+    for keyword in keywords:
+        hit = keyword_pattern(keyword).search(body)
+        if hit:
+            spans.append((max(0, hit.start() - _SNIPPET_BEFORE),
+                          min(len(body), hit.end() + _SNIPPET_AFTER)))  # fmt: skip
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    out = []
+    for start, end in merged[:max_snippets]:
+        text = re.sub(r"\s+", " ", body[start:end]).strip()
+        prefix = "…" if start > 0 else ""
+        suffix = "…" if end < len(body) else ""
+        out.append(f"{prefix}{text}{suffix}")
+    return out
+
+
+def search_notes(
+    ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int = 1
+) -> dict[str, Any]:
+    """Search the Obsidian vault: notes containing ALL the keywords (whole words, any case).
+
+    Args:
+        query: Space-separated keywords; every one must appear in the note.
+        limit: Results per page (1-50, default 10).
+        page: Page number starting at 1; use page+1 when has_more is true.
+    """
+    vault = _vault(ctx)
+    keywords = split_keywords(query)
+    if not keywords:
+        raise ModelRetry("The query is empty: pass one or more keywords in `query`.")
+    limit = max(1, min(limit, MAX_LIMIT))
+    page = max(1, page)
+    index = notes_index(ctx.deps, vault)
+    index.refresh()
+    start = (page - 1) * limit
+    found = index.search(keywords, start, limit)
+    shown, total = found.matches, found.total
+    has_more = total > start + limit
+    results = [{"path": m.path, "snippets": _snippets(m.body, keywords)} for m in shown]
+    if not total:
+        display = f"No notes contain all of: {', '.join(keywords)}."
+    elif not shown:
+        display = f"No more results: {total} notes matched, page {page} is past the end."
+    else:
+        lines = [
+            f'{total} notes match "{" ".join(keywords)}" '
+            f"(showing {start + 1}-{start + len(shown)}, page {page}):"
+        ]
+        for result in results:
+            lines.append(f"- {result['path']}")
+            lines.extend(f"    {s}" for s in result["snippets"])
+        if has_more:
+            lines.append(f"More results: call search_notes with page={page + 1}.")
+        display = "\n".join(lines)
+    return {
+        "display": display,
+        "count": total,
+        "page": page,
+        "has_more": has_more,
+        "results": results,
+    }
+
+
+def list_notes(ctx: RunContext[CoDeps], tag: str | None = None) -> dict[str, Any]:
+    """List the notes in the Obsidian vault, optionally only those with a tag.
+
+    Args:
+        tag: A tag such as `project` or `#project` (frontmatter or inline); nested tags
+            like `project/alpha` match too. Omit to list every note.
+    """
+    vault = _vault(ctx)
+    index = notes_index(ctx.deps, vault)
+    index.refresh()
+    notes = index.notes(tag or None)
+    shown = notes[:LIST_LIMIT]
+    what = f"with tag #{tag.lstrip('#')}" if tag else "in the vault"
+    if not notes:
+        display = f"No notes {what}."
+    else:
+        lines = [f"{len(notes)} notes {what}:"]
+        for path, tags in shown:
+            suffix = f"  ({' '.join('#' + t for t in tags)})" if tags else ""
+            lines.append(f"- {path}{suffix}")
+        if len(notes) > len(shown):
+            lines.append(f"… and {len(notes) - len(shown)} more; narrow with a tag or search.")
+        display = "\n".join(lines)
+    return {
+        "display": display,
+        "count": len(notes),
+        "has_more": len(notes) > len(shown),
+        "notes": [path for path, _ in shown],
+    }
+
+
+def _close_matches(index: NotesIndex, name: str) -> str:
+    paths = index.paths()
+    stems = {p.rsplit("/", 1)[-1]: p for p in paths}
+    close = difflib.get_close_matches(name, paths, n=5, cutoff=0.5)
+    close += [stems[s] for s in difflib.get_close_matches(name.rsplit("/", 1)[-1], stems, n=5)]
+    close = list(dict.fromkeys(close))[:5]
+    if close:
+        return "Close matches: " + ", ".join(close) + "."
+    return "Use list_notes or search_notes to find the right name."
+
+
+def read_note(ctx: RunContext[CoDeps], filename: str) -> str:
+    """Read one note from the Obsidian vault and return its Markdown.
+
+    Args:
+        filename: The note's path relative to the vault, e.g. `projects/alpha.md`
+            (the `.md` may be left out).
+    """
+    vault = _vault(ctx)
+    try:
+        path = resolve_note(vault, filename)
+        if not path.is_file() and not filename.strip().endswith(".md"):
+            path = resolve_note(vault, filename.strip() + ".md")
+    except UnsafePathError as exc:
+        raise ModelRetry(f"Cannot read {filename!r}: {exc}.") from None
+    if not path.is_file() or not inside(vault, path):
+        index = notes_index(ctx.deps, vault)
+        index.refresh()
+        raise ModelRetry(f"Note {filename!r} not found. {_close_matches(index, filename)}")
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        text = fh.read(MAX_NOTE_CHARS + 1)
+    if len(text) > MAX_NOTE_CHARS:
+        text = text[:MAX_NOTE_CHARS] + f"\n\n[note truncated at {MAX_NOTE_CHARS} characters]"
+    return text
+
+
+READ_ONLY_TOOLS = [search_notes, list_notes, read_note]
+SIDE_EFFECT_TOOLS: list[Any] = []

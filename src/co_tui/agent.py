@@ -7,26 +7,32 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai import Agent, DeferredToolRequests
+from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
 from co_tui.config import Settings
 from co_tui.deps import CoDeps
+from co_tui.history import history_processors
 from co_tui.llm import ResolvedModel, resolve_model
-from co_tui.prompts import get_system_prompt
-from co_tui.tools import google_calendar, google_drive, google_gmail, slack
+from co_tui.prompts import agent_instructions
+from co_tui.skills.tool import register_skills
+from co_tui.tools import google_calendar, google_drive, google_gmail, memory, obsidian, slack
 from co_tui.tools.shell import run_shell_command
+from co_tui.tools.web import register_web_tools
 
 ToolFunc = Callable[..., Any]
 
 # Tools with side effects: every call waits for the user's decision.
 SIDE_EFFECT_TOOLS: list[ToolFunc] = [
     run_shell_command, *google_gmail.SIDE_EFFECT_TOOLS, *slack.SIDE_EFFECT_TOOLS,
+    *memory.SIDE_EFFECT_TOOLS,
 ]
 # Read-only tools run without asking (unless all_approval, used by evals).
 READ_ONLY_TOOLS: list[ToolFunc] = [
     *google_drive.READ_ONLY_TOOLS, *google_gmail.READ_ONLY_TOOLS,
     *google_calendar.READ_ONLY_TOOLS, *slack.READ_ONLY_TOOLS,
+    *obsidian.READ_ONLY_TOOLS, *memory.READ_ONLY_TOOLS,
 ]
 
 
@@ -37,6 +43,7 @@ class AgentBundle:
     tool_names: list[str]
     resolved: ResolvedModel | None = None
     tool_sources: dict[str, str] = field(default_factory=dict)  # tool name -> where it comes from
+    summarizer: Model | str | None = None  # the model /compact and the sliding window use
 
 
 def build_agent(
@@ -45,21 +52,30 @@ def build_agent(
     model: Model | str | None = None,
     all_approval: bool = False,
     instructions: str | None = None,
+    summarizer: Model | str | None = None,
 ) -> AgentBundle:
-    """Build the agent. `model` overrides resolution (tests pass a FunctionModel)."""
+    """Build the agent. `model` and `summarizer` override resolution (tests: FunctionModel)."""
     resolved: ResolvedModel | None = None
     model_settings: ModelSettings | None = None
     if model is None:
         resolved = resolve_model(settings)
         model = resolved.model
         model_settings = resolved.model_settings
+    summarizer = summarizer or settings.summarization_model or model
+    trim, window = history_processors(
+        settings.max_history_messages, settings.tool_output_trim_chars, summarizer
+    )
     agent: Agent[CoDeps, str | DeferredToolRequests] = Agent(
         model,
         deps_type=CoDeps,
         output_type=[str, DeferredToolRequests],
-        instructions=instructions if instructions is not None else get_system_prompt(),
+        instructions=instructions if instructions is not None else agent_instructions(
+            settings, resolved.model_name if resolved else model,
+            resolved.provider if resolved else "",
+        ),
         retries=settings.tool_retries,
         name="co",
+        capabilities=[ProcessHistory(trim), ProcessHistory(window)],
     )
     tool_names: list[str] = []
     sources: dict[str, str] = {}
@@ -71,4 +87,11 @@ def build_agent(
         agent.tool(func, requires_approval=all_approval)
         tool_names.append(func.__name__)
         sources[func.__name__] = "built-in"
-    return AgentBundle(agent, model_settings, tool_names, resolved, sources)
+    # Web tools per web_policy; skills (load_skill, and their list in the instructions).
+    extra_sources = register_web_tools(agent, settings.web_policy, all_approval=all_approval)
+    extra_sources |= register_skills(
+        agent, all_approval=all_approval, list_in_prompt=instructions is None
+    )
+    tool_names.extend(extra_sources)
+    sources |= extra_sources
+    return AgentBundle(agent, model_settings, tool_names, resolved, sources, summarizer)

@@ -65,6 +65,13 @@ def main_callback(
         bool, typer.Option("--yes", "-y", help="Approve every side-effectful call (with -p).")
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show thinking.")] = False,
+    continue_: Annotated[
+        bool, typer.Option("--continue", "-c", help="Continue this directory's latest session.")
+    ] = False,
+    resume: Annotated[
+        str | None,
+        typer.Option("--resume", "-r", help="Resume a session by id (alone: choose from a list)."),
+    ] = None,
     version: Annotated[
         bool | None,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
@@ -83,7 +90,9 @@ def main_callback(
         if prompt == "-":
             prompt = sys.stdin.read()
         settings = settings_or_exit(overrides)
-        code = asyncio.run(_headless(settings, prompt, output_format, yes, verbose))
+        code = asyncio.run(
+            _headless(settings, prompt, output_format, yes, verbose, continue_, resume)
+        )
         raise typer.Exit(code)
     settings = settings_or_exit(overrides)
     from co_tui.tui.launch import launch_app
@@ -92,7 +101,13 @@ def main_callback(
 
 
 async def _headless(
-    settings: Settings, prompt: str, output_format: str, yes: bool, verbose: bool
+    settings: Settings,
+    prompt: str,
+    output_format: str,
+    yes: bool,
+    verbose: bool,
+    continue_: bool = False,
+    resume: str | None = None,
 ) -> int:
     from co_tui.agent import build_agent
     from co_tui.deps import create_deps
@@ -103,25 +118,59 @@ async def _headless(
     if not prompt.strip():
         typer.echo("co-tui: the prompt is empty", err=True)
         return EXIT_USAGE
+    from co_tui.sessions import SessionError, SessionRecorder, SessionStore, open_session
+
+    if resume == "":
+        typer.echo("co-tui: with -p, --resume needs a session id (co-tui sessions)", err=True)
+        return EXIT_USAGE
+    store = SessionStore()
+    try:
+        loaded = open_session(store, Path.cwd(), continue_latest=continue_, resume=resume)
+    except SessionError as exc:
+        typer.echo(f"co-tui: {exc}", err=True)
+        return EXIT_ERROR
     try:
         bundle = build_agent(settings)
     except ProviderError as exc:
         typer.echo(f"co-tui: {exc}", err=True)
         return EXIT_ERROR
-    deps = create_deps(settings)
+    if bundle.resolved is not None and bundle.resolved.provider == "local":
+        from co_tui.llm.local import LocalServerError, ensure_local_started, headless_progress
+
+        try:
+            await ensure_local_started(bundle.resolved.model, headless_progress(sys.stderr))
+        except LocalServerError as exc:
+            typer.echo(f"co-tui: {exc}", err=True)
+            return EXIT_ERROR
+    deps = create_deps(settings, session_id=loaded.info.id if loaded else None)
+    recorder = (
+        SessionRecorder.resume(store, loaded) if loaded else SessionRecorder(store, deps.session_id)
+    )
+    recorder.model = bundle.resolved.label if bundle.resolved else settings.model
+    recorder.begin_turn(prompt)
+    from co_tui.mcp import MCP_CONNECTION_KEY, attach_mcp, connect_mcp_servers
+
+    mcp = await connect_mcp_servers(settings, deps.workspace)
+    for failure in mcp.failures:
+        typer.echo(f"co-tui: MCP server '{failure.server}': {failure.message}", err=True)
+    attach_mcp(bundle, mcp)
+    deps.extra[MCP_CONNECTION_KEY] = mcp
     frontend = HeadlessFrontend(output_format, approve_all=yes, verbose=verbose)  # type: ignore[arg-type]
     try:
         result = await run_turn(
             bundle.agent,
             prompt,
             deps=deps,
-            history=[],
+            history=loaded.history_without_pending() if loaded else [],
             frontend=frontend,
             model_settings=bundle.model_settings,
             request_limit=settings.max_request_limit,
             http_retries=settings.model_http_retries,
+            on_checkpoint=recorder.checkpoint,
         )
     finally:
+        store.close()
+        await mcp.aclose()
         await deps.sandbox.cleanup()
     label = bundle.resolved.label if bundle.resolved else settings.model
     if output_format == "json":
@@ -162,6 +211,29 @@ def status() -> None:
     asyncio.run(deps.sandbox.cleanup())
 
 
+@app.command("sessions")
+def sessions_command(
+    all_dirs: Annotated[bool, typer.Option("--all", "-a", help="Every directory's.")] = False,
+) -> None:
+    """List stored sessions, newest first (resume one with --resume ID)."""
+    from co_tui.sessions import SessionError, SessionStore
+
+    store = SessionStore()
+    try:
+        found = store.list(cwd=None if all_dirs else str(Path.cwd().resolve()))
+    except SessionError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        store.close()
+    for info in found:
+        flags = " (waiting for approval)" if info.has_pending else ""
+        where = f"  {info.cwd}" if all_dirs else ""
+        line = f"{info.id[:8]}  {info.age():>9}  {info.turns:>4} turns  {info.title}"
+        typer.echo(line + flags + where)
+    if not found:
+        typer.echo("no sessions" + ("" if all_dirs else " in this directory (--all for every one)"))
+
+
 auth_app = typer.Typer(help="Sign in to services.", no_args_is_help=True)
 app.add_typer(auth_app, name="auth")
 app.add_typer(sandbox_app, name="sandbox")
@@ -184,9 +256,19 @@ def auth_google(
     raise typer.Exit(code)
 
 
+def with_bare_resume(argv: list[str]) -> list[str]:
+    """Click options need a value: a bare `--resume` becomes `--resume ""` (choose from a list)."""
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        out.append(arg)
+        if arg in ("--resume", "-r") and (i + 1 == len(argv) or argv[i + 1].startswith("-")):
+            out.append("")
+    return out
+
+
 def main() -> None:
     try:
-        app()
+        app(args=with_bare_resume(sys.argv[1:]))
     except KeyboardInterrupt:
         sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:

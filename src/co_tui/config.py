@@ -126,6 +126,10 @@ class Settings(BaseModel):
     web_policy: WebPolicy = Field(default_factory=WebPolicy)
     web_fetch_allowed_domains: list[str] = Field(default_factory=list)
     web_fetch_blocked_domains: list[str] = Field(default_factory=list)
+    # Exact host names / IP literals web_fetch may reach at loopback, private or link-local
+    # addresses (every other host is refused there, also via redirects and DNS).
+    web_fetch_private_hosts: list[str] = Field(default_factory=list)
+    brave_search_base_url: str = "https://api.search.brave.com/res/v1"
     mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict)
 
     # --- Memory ---

@@ -13,6 +13,7 @@ from typing import Any
 from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.memory.config import MemoryConfig
 from co_tui.sandbox import SandboxChoice, SandboxProtocol, select_sandbox
+from co_tui.telemetry.tracing import traced_sandbox
 from co_tui.web.config import WebConfig
 
 
@@ -43,6 +44,7 @@ class CoDeps:
     # Mutable per-session state.
     google_creds: Any | None = field(default=None, repr=False)
     drive_page_tokens: dict[str, list[str]] = field(default_factory=dict)
+    compact_next_request: bool = False  # set by run_turn after a context-window error
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -67,7 +69,7 @@ def create_deps(
     )
     vault = settings.obsidian_vault_path
     return CoDeps(
-        sandbox=choice.sandbox,
+        sandbox=traced_sandbox(choice.sandbox),  # a span per command when telemetry is on
         workspace=workspace,
         session_id=session_id,
         auto_confirm=settings.auto_confirm,

@@ -1,0 +1,277 @@
+"""MCP servers from settings: probe-connected up front, attached to the agent, failures reported.
+
+pydantic-ai connects toolsets when a run (or `async with agent:`) starts, so one server that
+cannot start would fail every turn. Instead `connect_mcp_servers` connects each server on its
+own with a timeout and keeps it entered for the session; only the ones that connected are
+attached (`attach_mcp`), and the rest become `MCPFailure`s for the status bar and /status.
+
+Usage (the app or headless entry point owns the connection's lifetime):
+
+    connection = await connect_mcp_servers(settings, workspace)
+    attach_mcp(bundle, connection)
+    ...
+    await connection.aclose()
+
+Heavy imports (fastmcp, pydantic_ai.mcp) happen inside the functions: start-up stays fast
+when no server is configured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, WrapperToolset
+
+from co_tui.config import MCPServerConfig, Settings, user_data_dir
+
+if TYPE_CHECKING:
+    from pydantic_ai import RunContext
+
+    from co_tui.agent import AgentBundle
+    from co_tui.deps import CoDeps
+    from co_tui.status import StatusRow
+
+CONNECT_TIMEOUT = 15.0  # seconds for one server to start and answer initialize + tools/list
+MCP_CONNECTION_KEY = "mcp_connection"  # CoDeps.extra: the session's MCPConnection, for /status
+_LOG_TAIL_CHARS = 400
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@dataclass(frozen=True)
+class MCPFailure:
+    """A configured server that is not available in this session."""
+
+    server: str
+    message: str
+
+
+@dataclass
+class MCPServerHandle:
+    """A connected server: the toolset to attach and the (prefixed) names of its tools."""
+
+    name: str
+    prefix: str
+    toolset: AbstractToolset[Any]
+    tool_names: list[str]
+    approval: bool
+    _raw: Any = field(repr=False, default=None)  # the entered MCPToolset
+    _transport: Any = field(repr=False, default=None)
+
+
+@dataclass
+class MCPConnection:
+    servers: list[MCPServerHandle] = field(default_factory=list)
+    failures: list[MCPFailure] = field(default_factory=list)
+
+    @property
+    def toolsets(self) -> list[AbstractToolset[Any]]:
+        return [s.toolset for s in self.servers]
+
+    async def aclose(self) -> None:
+        """Disconnect every server and stop its process. Never raises."""
+        for server in self.servers:
+            await _close(server._raw, server._transport)
+        self.servers = []
+
+
+def tool_prefix(server_name: str) -> str:
+    """Tool names allow [A-Za-z0-9_-]: a server named 'my.docs' prefixes its tools 'my_docs_'."""
+    return _SAFE_NAME.sub("_", server_name) or "mcp"
+
+
+def mcp_log_path(server_name: str) -> Path:
+    """The server's stderr goes here, never to the terminal (it would draw over the TUI)."""
+    return user_data_dir() / "logs" / f"mcp-{tool_prefix(server_name)}.log"
+
+
+def _log_tail(path: Path, since: int) -> str:
+    try:
+        with path.open("rb") as log:
+            log.seek(since)
+            text = log.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    return text[-_LOG_TAIL_CHARS:].replace("\n", " | ") if text else ""
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
+        return "did not answer in time"
+    if isinstance(exc, BaseExceptionGroup):
+        inner = exc.exceptions[0] if exc.exceptions else exc
+        return _describe(inner)
+    text = str(exc).strip() or type(exc).__name__
+    return text.removeprefix("Client failed to connect: ")
+
+
+async def _close(raw: Any, transport: Any) -> None:
+    if raw is not None:
+        with contextlib.suppress(BaseException):
+            while getattr(raw, "_running_count", 0) > 0:
+                await raw.__aexit__(None, None, None)
+    if transport is not None:
+        with contextlib.suppress(BaseException):
+            await transport.close()
+
+
+async def _connect_one(
+    name: str, config: MCPServerConfig, workspace: Path | None, timeout: float
+) -> MCPServerHandle | MCPFailure:
+    from fastmcp.client.transports import StdioTransport
+    from pydantic_ai.mcp import MCPToolset
+
+    log_path = mcp_log_path(name)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_start = log_path.stat().st_size if log_path.exists() else 0
+    transport = StdioTransport(
+        config.command,
+        list(config.args),
+        env=dict(config.env) or None,
+        cwd=str(workspace) if workspace else None,
+        keep_alive=False,
+        log_file=log_path,
+    )
+    raw: Any = MCPToolset(transport, id=f"mcp-{tool_prefix(name)}", init_timeout=timeout)
+    try:
+        async with asyncio.timeout(timeout):
+            await raw.__aenter__()
+            tools = await raw.list_tools()
+    except (Exception, TimeoutError) as exc:
+        await _close(raw, transport)
+        tail = _log_tail(log_path, log_start)
+        message = f"`{config.command}` failed to start: {_describe(exc)}"
+        return MCPFailure(name, message + (f" (stderr: {tail})" if tail else ""))
+    prefix = tool_prefix(name)
+    toolset: Any = _GuardedToolset(raw, server=name).prefixed(prefix)
+    if config.approval == "auto":
+        toolset = toolset.approval_required()
+    return MCPServerHandle(
+        name=name,
+        prefix=prefix,
+        toolset=toolset,
+        tool_names=[f"{prefix}_{t.name}" for t in tools],
+        approval=config.approval == "auto",
+        _raw=raw,
+        _transport=transport,
+    )
+
+
+async def connect_mcp_servers(
+    settings: Settings, workspace: Path | None = None, *, timeout: float = CONNECT_TIMEOUT
+) -> MCPConnection:
+    """Start every configured server concurrently; one that fails is reported, not fatal."""
+    if not settings.mcp_servers:
+        return MCPConnection()
+    names = list(settings.mcp_servers)
+    results = await asyncio.gather(
+        *(_connect_one(n, settings.mcp_servers[n], workspace, timeout) for n in names)
+    )
+    connection = MCPConnection()
+    for result in results:
+        if isinstance(result, MCPFailure):
+            connection.failures.append(result)
+        else:
+            connection.servers.append(result)
+    return connection
+
+
+CONNECTION_CLOSED = -32000  # JSON-RPC error code the MCP SDK uses when the server went away
+
+
+def _connection_closed(exc: BaseException | None) -> bool:
+    return getattr(exc, "code", None) == CONNECTION_CLOSED
+
+
+@dataclass
+class _GuardedToolset(WrapperToolset[Any]):
+    """A server that dies mid-session turns its calls into an error result saying so, instead
+    of a bare "Connection closed" retry prompt (or a failed turn)."""
+
+    server: str = ""
+
+    def _failed(self, exc: BaseException) -> dict[str, Any]:
+        return {
+            "display": f"The MCP server '{self.server}' failed: {_describe(exc)}. "
+            "Its tools are unavailable for the rest of this session: do not call them again.",
+            "error": True,
+        }
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
+        import anyio
+        from pydantic_ai import ModelRetry
+        from pydantic_ai.mcp import MCPError
+
+        try:
+            return await super().call_tool(name, tool_args, ctx, tool)
+        except ModelRetry as exc:
+            if _connection_closed(exc.__cause__):
+                return self._failed(exc.__cause__ or exc)
+            raise
+        except (MCPError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            return self._failed(exc)
+
+
+def attach_mcp(bundle: AgentBundle, connection: MCPConnection) -> None:
+    """Add the connected servers' tools to the agent; list them in tool_names/tool_sources."""
+    if not connection.servers:
+        return
+    combined: AbstractToolset[Any] = CombinedToolset(connection.toolsets)
+
+    def mcp_toolsets(ctx: RunContext[CoDeps]) -> AbstractToolset[Any]:
+        return combined
+
+    bundle.agent.toolset(mcp_toolsets, per_run_step=False)
+    for server in connection.servers:
+        source = f"mcp:{server.name}" + (" (approval)" if server.approval else "")
+        for tool in server.tool_names:
+            if tool not in bundle.tool_sources:
+                bundle.tool_names.append(tool)
+            bundle.tool_sources[tool] = source
+
+
+def list_tools_by_source(bundle: AgentBundle) -> dict[str, list[str]]:
+    """Tool names grouped by where they come from ('built-in', 'web', 'mcp:<server>', …);
+    the approval marker is dropped from the group name. Groups and tools keep build order."""
+    groups: dict[str, list[str]] = {}
+    for tool in bundle.tool_names:
+        source = bundle.tool_sources.get(tool, "other").removesuffix(" (approval)")
+        groups.setdefault(source, []).append(tool)
+    return groups
+
+
+def mcp_status_rows(settings: Settings, connection: MCPConnection | None) -> Sequence[StatusRow]:
+    """Rows for /status and `co-tui status`: one per configured server."""
+    from co_tui.status import StatusRow
+
+    if not settings.mcp_servers:
+        return [StatusRow("MCP servers", "none configured (mcp_servers in settings.json)", "off")]
+    rows = [StatusRow("MCP servers", f"{len(settings.mcp_servers)} configured")]
+    connected = {s.name: s for s in connection.servers} if connection else {}
+    failed = {f.server: f for f in connection.failures} if connection else {}
+    for name in settings.mcp_servers:
+        if name in connected:
+            server = connected[name]
+            how = "approval for every call" if server.approval else "no approval"
+            rows.append(StatusRow(f"  {name}", f"{len(server.tool_names)} tools ({how})"))
+        elif name in failed:
+            rows.append(StatusRow(f"  {name}", failed[name].message, "error"))
+        else:
+            rows.append(StatusRow(f"  {name}", "not connected in this process", "off"))
+    return rows
+
+
+def mcp_status_summary(connection: MCPConnection | None) -> str:
+    """A few words for the status bar: '' when no server is configured."""
+    if connection is None or not (connection.servers or connection.failures):
+        return ""
+    total = len(connection.servers) + len(connection.failures)
+    text = f"MCP {len(connection.servers)}/{total}"
+    if connection.failures:
+        text += " (failed: " + ", ".join(f.server for f in connection.failures) + ")"
+    return text

@@ -1,0 +1,72 @@
+"""load_skill (read-only tool) and the skills list in the instructions."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic_ai import ModelRetry, RunContext
+
+from co_tui.deps import CoDeps
+from co_tui.skills import MAX_SKILL_BYTES, Skill, discover_skills, skills_prompt_section
+
+if TYPE_CHECKING:
+    from pydantic_ai import Agent
+
+SOURCE = "skills"
+
+
+def _read_file(skill: Skill, file: str) -> str:
+    target = (skill.path / file).resolve()
+    if not target.is_relative_to(skill.path.resolve()) or file not in skill.files:
+        listed = ", ".join(skill.files) or "none"
+        raise ModelRetry(f"'{file}' is not a file of skill '{skill.name}' (files: {listed}).")
+    data = target.read_bytes()[:MAX_SKILL_BYTES]
+    return data.decode("utf-8", errors="replace")
+
+
+async def load_skill(ctx: RunContext[CoDeps], name: str, file: str | None = None) -> dict[str, Any]:
+    """Load a skill's full instructions before doing the task it covers (skills are listed
+    in the system prompt). Follow the instructions it returns.
+
+    Args:
+        name: The skill's name, as listed.
+        file: Optional: one of the skill's extra `files` to read instead of its instructions.
+    """
+    catalog = await asyncio.to_thread(discover_skills, ctx.deps.workspace)
+    skill = catalog.get(name)
+    if skill is None:
+        known = ", ".join(catalog.skills) or "none"
+        raise ModelRetry(f"There is no skill named '{name}'. Available skills: {known}.")
+    if file:
+        text = await asyncio.to_thread(_read_file, skill, file)
+        return {"display": f"Read `{file}` of skill `{skill.name}`.", "skill": skill.name,
+                "file": file, "content": text}  # fmt: skip
+    result: dict[str, Any] = {
+        "display": f"Loaded skill `{skill.name}` ({skill.origin}).",
+        "skill": skill.name,
+        "instructions": skill.body,
+        "directory": str(skill.path),
+    }
+    if skill.files:
+        result["files"] = list(skill.files)
+        result["files_note"] = "Read one with load_skill(name, file=...)."
+    return result
+
+
+async def skills_instructions(ctx: RunContext[CoDeps]) -> str | None:
+    workspace: Path | None = ctx.deps.workspace
+    catalog = await asyncio.to_thread(discover_skills, workspace)
+    return skills_prompt_section(catalog.skills.values()) or None
+
+
+def register_skills(
+    agent: Agent[CoDeps, Any], *, all_approval: bool = False, list_in_prompt: bool = True
+) -> dict[str, str]:
+    """Register load_skill (and the skills list as dynamic instructions when `list_in_prompt`);
+    returns {tool name: source label}."""
+    agent.tool(load_skill, requires_approval=all_approval)
+    if list_in_prompt:
+        agent.instructions(skills_instructions)
+    return {load_skill.__name__: SOURCE}

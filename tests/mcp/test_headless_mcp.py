@@ -1,0 +1,51 @@
+"""`co-tui -p` with MCP servers in the project settings: the working server's tool is
+called in the turn, the broken one is reported on stderr, the answer still arrives."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.servers.fake_openai import serve, text, tool_call
+
+CLI = str(Path(sys.executable).parent / "co-tui")
+SERVER_APP = Path(__file__).with_name("server_app.py")
+
+
+def test_headless_turn_uses_mcp_tools_and_reports_broken_servers(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    settings = {
+        "mcp_servers": {
+            "demo": {"command": sys.executable, "args": [str(SERVER_APP), str(log)],
+                     "approval": "never"},
+            "broken": {"command": "/nonexistent/mcp-server"},
+        }
+    }  # fmt: skip
+    (tmp_path / ".co-tui").mkdir()
+    (tmp_path / ".co-tui" / "settings.json").write_text(json.dumps(settings))
+    env = {
+        **os.environ,
+        "LLM_PROVIDER": "openai",
+        "OPENAI_API_KEY": "sk-test-not-a-secret",
+        "CO_TUI_OPENAI_MODEL": "fake",
+    }
+    with serve([tool_call("demo_echo", text="from headless"), text("Echoed.")]) as srv:
+        env["OPENAI_BASE_URL"] = f"{srv.url}/v1"
+        proc = subprocess.run(
+            [CLI, "-p", "echo it", "--output-format", "json"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "MCP server 'broken'" in proc.stderr and "/nonexistent/mcp-server" in proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["text"] == "Echoed."
+    assert [c["name"] for c in summary["tool_calls"]] == ["demo_echo"]
+    tool_names = [t["function"]["name"] for t in srv.requests[0].body["tools"]]
+    assert "demo_echo" in tool_names and "demo_add" in tool_names
+    assert not any(name.startswith("broken_") for name in tool_names)
+    tool_message = srv.requests[1].body["messages"][-1]
+    assert tool_message["role"] == "tool" and tool_message["content"] == "FROM HEADLESS"
+    assert json.loads(log.read_text()) == {"tool": "echo", "args": {"text": "from headless"}}

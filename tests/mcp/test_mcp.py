@@ -1,0 +1,218 @@
+"""MCP servers from settings: a real stdio server (server_app.py) spawned by the app, its
+tools called in turns with and without approval, broken servers reported, not fatal."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from co_tui.agent import AgentBundle
+from co_tui.config import Settings
+from co_tui.mcp import (
+    MCPConnection,
+    attach_mcp,
+    connect_mcp_servers,
+    list_tools_by_source,
+    mcp_log_path,
+    mcp_status_rows,
+    mcp_status_summary,
+)
+from co_tui.orchestrator import run_turn
+from co_tui.orchestrator.frontend import ApprovalDecision
+from co_tui.orchestrator.recording import RecordingFrontend
+from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
+
+SERVER_APP = Path(__file__).with_name("server_app.py")
+
+
+def server(log: Path, approval: str = "never") -> dict[str, Any]:
+    return {"command": sys.executable, "args": [str(SERVER_APP), str(log)], "approval": approval}
+
+
+def calls(log: Path) -> list[dict[str, Any]]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+@pytest.fixture
+async def connected(tmp_path: Path) -> AsyncIterator[tuple[Settings, MCPConnection, Path]]:
+    log = tmp_path / "calls.jsonl"
+    settings = Settings(
+        mcp_servers={
+            "demo": server(log, "never"),
+            "guarded": server(log, "auto"),
+            "broken": {"command": "/nonexistent/co-tui-mcp-server", "approval": "never"},
+        }  # type: ignore[arg-type]
+    )
+    connection = await connect_mcp_servers(settings, tmp_path, timeout=20)
+    yield settings, connection, log
+    await connection.aclose()
+
+
+async def turn(
+    bundle: AgentBundle, tmp_path: Path, decisions: list[ApprovalDecision] | None = None
+) -> tuple[Any, RecordingFrontend]:
+    frontend = RecordingFrontend(decisions or [])
+    deps = make_deps(tmp_path, Settings())
+    result = await run_turn(bundle.agent, "go", deps=deps, history=[], frontend=frontend)
+    return result, frontend
+
+
+def bundle_calling(connection: MCPConnection, *calls_: Call) -> AgentBundle:
+    bundle = make_bundle(ScriptedModel(list(calls_), ["done"]).model)
+    attach_mcp(bundle, connection)
+    return bundle
+
+
+async def test_broken_server_is_reported_and_the_rest_works(
+    tmp_path: Path, connected: tuple[Settings, MCPConnection, Path]
+) -> None:
+    settings, connection, log = connected
+    assert sorted(s.name for s in connection.servers) == ["demo", "guarded"]
+    [failure] = connection.failures
+    assert failure.server == "broken"
+    assert "/nonexistent/co-tui-mcp-server" in failure.message
+    assert "No such file" in failure.message
+
+    # In one turn: an MCP tool (no approval) and a built-in tool both run.
+    bundle = bundle_calling(
+        connection,
+        Call("demo_echo", {"text": "hello"}, "c1"),
+        Call("load_skill", {"name": "git-commit-message"}, "c2"),
+    )
+    result, frontend = await turn(bundle, tmp_path)
+    assert result.ok and result.output == "done"
+    assert frontend.approval_requests == []
+    returns = {p.tool_name: p.content for p in tool_returns(result.messages)}
+    assert returns["demo_echo"] == "HELLO"
+    assert returns["load_skill"]["skill"] == "git-commit-message"
+    assert calls(log) == [{"tool": "echo", "args": {"text": "hello"}}]
+
+    rows = {r.name.strip(): r for r in mcp_status_rows(settings, connection)}
+    assert rows["MCP servers"].value == "3 configured"
+    assert rows["demo"].value == "3 tools (no approval)" and rows["demo"].state == "ok"
+    assert rows["guarded"].value == "3 tools (approval for every call)"
+    assert rows["broken"].state == "error" and "failed to start" in rows["broken"].value
+    assert mcp_status_summary(connection) == "MCP 2/3 (failed: broken)"
+
+
+async def test_tools_are_listed_by_server(
+    connected: tuple[Settings, MCPConnection, Path],
+) -> None:
+    _, connection, _ = connected
+    bundle = bundle_calling(connection)
+    groups = list_tools_by_source(bundle)
+    assert groups["mcp:demo"] == ["demo_echo", "demo_add", "demo_crash"]
+    assert groups["mcp:guarded"] == ["guarded_echo", "guarded_add", "guarded_crash"]
+    assert "web_fetch" in groups["web"] and "load_skill" in groups["skills"]
+    assert "run_shell_command" in groups["built-in"]
+    assert bundle.tool_sources["guarded_add"] == "mcp:guarded (approval)"
+
+
+async def test_approval_auto_denied_never_reaches_the_server(
+    tmp_path: Path, connected: tuple[Settings, MCPConnection, Path]
+) -> None:
+    _, connection, log = connected
+    bundle = bundle_calling(connection, Call("guarded_add", {"a": 2, "b": 3}, "c1"))
+    result, frontend = await turn(bundle, tmp_path, [ApprovalDecision.DENY])
+    [request] = frontend.approval_requests
+    assert request.tool_name == "guarded_add" and request.args == {"a": 2, "b": 3}
+    assert result.ok
+    assert calls(log) == []
+
+
+async def test_approval_auto_approved_runs(
+    tmp_path: Path, connected: tuple[Settings, MCPConnection, Path]
+) -> None:
+    _, connection, log = connected
+    bundle = bundle_calling(connection, Call("guarded_add", {"a": 2, "b": 3}, "c1"))
+    result, frontend = await turn(bundle, tmp_path, [ApprovalDecision.APPROVE])
+    assert len(frontend.approval_requests) == 1
+    [ret] = [p for p in tool_returns(result.messages) if p.tool_name == "guarded_add"]
+    assert ret.content == 5
+    assert calls(log) == [{"tool": "add", "args": {"a": 2, "b": 3}}]
+
+
+async def test_a_server_that_exits_or_hangs_is_reported(tmp_path: Path) -> None:
+    settings = Settings(
+        mcp_servers={
+            "exits": {"command": sys.executable,
+                      "args": ["-c", "import sys; print('bad config', file=sys.stderr); "
+                               "sys.exit(3)"]},
+            "hangs": {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]},
+        }  # type: ignore[arg-type]
+    )  # fmt: skip
+    start = time.monotonic()
+    connection = await connect_mcp_servers(settings, tmp_path, timeout=1.0)
+    assert time.monotonic() - start < 10
+    failures = {f.server: f.message for f in connection.failures}
+    assert connection.servers == []
+    assert "stderr: bad config" in failures["exits"]
+    assert "did not answer in time" in failures["hangs"]
+    assert mcp_log_path("exits").read_text().strip() == "bad config"
+    await connection.aclose()
+
+
+async def test_no_servers_configured(tmp_path: Path) -> None:
+    connection = await connect_mcp_servers(Settings(), tmp_path)
+    assert connection.servers == [] and connection.failures == []
+    assert mcp_status_summary(connection) == ""
+    [row] = mcp_status_rows(Settings(), connection)
+    assert row.state == "off"
+
+
+async def test_slash_tools_and_status_show_mcp_servers(
+    tmp_path: Path, connected: tuple[Settings, MCPConnection, Path]
+) -> None:
+    from rich.console import Console
+
+    from co_tui.commands import CommandContext, dispatch
+    from co_tui.mcp import MCP_CONNECTION_KEY
+
+    settings, connection, _ = connected
+    bundle = bundle_calling(connection)
+    deps = make_deps(tmp_path, settings)
+    deps.extra[MCP_CONNECTION_KEY] = connection
+    shown: list[object] = []
+    ctx = CommandContext([], deps, bundle, settings, shown.append)
+
+    def rendered() -> str:
+        console = Console(width=300, record=True)
+        console.print(shown.pop())
+        return console.export_text()
+
+    assert (await dispatch(ctx, "/tools")).known
+    tools = rendered()
+    assert "mcp:demo     demo_echo, demo_add, demo_crash" in tools
+    assert "mcp:guarded  guarded_echo*, guarded_add*, guarded_crash*" in tools
+    assert "web          web_search, web_fetch" in tools
+    await dispatch(ctx, "/status")
+    status = rendered()
+    assert "MCP servers" in status and "3 configured" in status
+    assert "broken" in status and "failed to start" in status
+
+
+async def test_a_server_dying_mid_session_fails_its_calls_not_the_turn(
+    tmp_path: Path, connected: tuple[Settings, MCPConnection, Path]
+) -> None:
+    _, connection, log = connected
+    bundle = bundle_calling(
+        connection,
+        Call("demo_crash", {}, "c1"),
+        Call("demo_echo", {"text": "again"}, "c2"),
+    )
+    result, _ = await turn(bundle, tmp_path)
+    assert result.ok and result.output == "done"
+    returns = {p.tool_call_id: p.content for p in tool_returns(result.messages)}
+    for call_id in ("c1", "c2"):
+        assert isinstance(returns[call_id], dict), returns[call_id]
+        assert returns[call_id]["error"] is True
+        assert "The MCP server 'demo' failed" in returns[call_id]["display"]
+    assert [c["tool"] for c in calls(log)] == ["crash"]

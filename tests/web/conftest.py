@@ -1,0 +1,64 @@
+"""Local web servers, and a helper that runs one scripted tool call through a real turn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from co_tui.config import Settings
+from co_tui.orchestrator import run_turn
+from co_tui.orchestrator.frontend import ApprovalDecision
+from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.orchestrator.turn import TurnResult
+from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
+from tests.web.server import WebServer
+
+
+@pytest.fixture
+def site() -> Iterator[WebServer]:
+    server = WebServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def other_site() -> Iterator[WebServer]:
+    server = WebServer().start()
+    yield server
+    server.stop()
+
+
+@dataclass
+class ToolTurn:
+    result: TurnResult
+    frontend: RecordingFrontend
+    tool_names: list[str]
+
+    @property
+    def returned(self) -> Any:
+        """What the tool returned to the model (dict for our tools, str for pydantic-ai's own
+        messages such as an unknown tool)."""
+        parts = tool_returns(self.result.messages)
+        if parts:
+            return parts[-1].content
+        return None
+
+
+async def tool_turn(
+    workspace: Path,
+    settings: Settings,
+    tool: str,
+    args: dict[str, Any],
+    decisions: list[ApprovalDecision] | None = None,
+    deps_settings: Settings | None = None,
+) -> ToolTurn:
+    model = ScriptedModel([Call(tool, args, "c1")], ["done"])
+    bundle = make_bundle(model.model, settings)
+    deps = make_deps(workspace, deps_settings or settings)
+    frontend = RecordingFrontend(decisions or [])
+    result = await run_turn(bundle.agent, "go", deps=deps, history=[], frontend=frontend)
+    return ToolTurn(result, frontend, bundle.tool_names)

@@ -65,12 +65,24 @@ def auto_approval_reason(
     return None
 
 
+# Why a side-effectful tool needs the user: shown in the approval dialog.
+APPROVAL_REASONS: dict[str, str] = {
+    "draft_email": "creates a draft in your Gmail account",
+    "post_slack_message": "posts a message others will see in Slack",
+    "save_memory": "stores a memory that future sessions will see",
+    "web_search": "sends this query to the web search provider (web_policy.search is 'ask')",
+    "web_fetch": "fetches this address from the internet (web_policy.fetch is 'ask')",
+}
+
+
 def approval_reason(tool_name: str, isolation_level: str) -> str:
     if tool_name == SHELL_TOOL:
         if isolation_level == "none":
             return "runs a command on this machine without a sandbox"
         return f"runs a command in the sandbox (isolation: {isolation_level})"
-    return "has side effects outside this conversation"
+    if tool_name in APPROVAL_REASONS:
+        return APPROVAL_REASONS[tool_name]
+    return "calls a tool whose server asks for approval of every call, or that has side effects"
 
 
 def key_argument(tool_name: str, args: dict[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""Entry point for the full-screen app (built in the Textual issue)."""
+"""Entry point for the full-screen app: `co-tui` with no sub-command."""
 
 from __future__ import annotations
 
@@ -6,4 +6,18 @@ from co_tui.config import Settings
 
 
 def launch_app(settings: Settings) -> None:
-    raise SystemExit("co-tui: the full-screen app is not built yet; use co-tui -p \"...\"")
+    import os
+
+    # A full-screen app owns the terminal: nothing else may print a banner into it.
+    os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
+    from co_tui.tui.app import CoApp
+
+    app = CoApp(settings)
+    try:
+        app.run()
+    finally:
+        deps = app.deps
+        if deps is not None:
+            import asyncio
+
+            asyncio.run(deps.sandbox.cleanup())

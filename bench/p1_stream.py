@@ -1,0 +1,135 @@
+"""P1: streaming cost. 20,000 small chunks from a FunctionModel through run_turn, into the
+app (headless run_test) and into NullFrontend. Prints the ratio app/null, the growth from
+2,000 to 20,000 chunks, and the worst event-loop stall in the app (a 10 ms ticker's largest
+gap). Goals: ratio <= 1.3, growth <= 10.5x, stall <= 33 ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
+
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from co_tui.agent import build_agent
+from co_tui.config import Settings
+from co_tui.deps import create_deps
+from co_tui.orchestrator import NullFrontend, run_turn
+from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+from co_tui.tui.app import CoApp
+
+CHUNK = 4
+SAMPLE = (
+    "## Section\n\nSome text with **bold** and `code` in a paragraph that runs on for a "
+    "while, as answers do.\n\n- a list item\n- another item with *emphasis*\n\n"
+    "```python\ndef f(x):\n    return x * 2\n```\n\n1. first\n2. second\n\n"
+)
+
+
+def chunks(n: int) -> list[str]:
+    text = SAMPLE * (n * CHUNK // len(SAMPLE) + 1)
+    return [text[i * CHUNK : (i + 1) * CHUNK] for i in range(n)]
+
+
+def stream_fn(parts: list[str]):  # type: ignore[no-untyped-def]
+    async def fn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        for part in parts:
+            yield part
+            await asyncio.sleep(0)  # a network stream yields to the loop between chunks
+
+    return fn
+
+
+class Ticker:
+    """A 10 ms ticker; its largest gap is the worst stall of the event loop."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(0.01)
+            now = time.perf_counter()
+            self.worst = max(self.worst, now - last - 0.01)
+            last = now
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+
+
+def _setup(n: int, workspace: Path):  # type: ignore[no-untyped-def]
+    settings = Settings()
+    model = FunctionModel(stream_function=stream_fn(chunks(n)), model_name="bench")
+    bundle = build_agent(settings, model=model, instructions="bench")
+    choice = SandboxChoice(SubprocessSandbox(workspace), "bench")
+    deps = create_deps(settings, workspace, sandbox_choice=choice)
+    return settings, bundle, deps
+
+
+async def run_null(n: int, workspace: Path) -> float:
+    _, bundle, deps = _setup(n, workspace)
+    started = time.perf_counter()
+    result = await run_turn(bundle.agent, "go", deps=deps, history=[], frontend=NullFrontend())
+    elapsed = time.perf_counter() - started
+    assert result.ok, result.error
+    return elapsed
+
+
+async def run_app(n: int, workspace: Path) -> tuple[float, float]:
+    settings, bundle, deps = _setup(n, workspace)
+    app = CoApp(settings, bundle=bundle, deps=deps, history_path=None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert await app.wait_ready()
+        await pilot.pause()
+        ticker = Ticker()
+        ticker.start()
+        started = time.perf_counter()
+        app.chat.dispatch("go")
+        assert app._turn_worker is not None
+        await app._turn_worker.wait()
+        for message in app.query("AssistantMessage").results():
+            await message.wait_settled()  # type: ignore[attr-defined]
+        await pilot.pause()
+        elapsed = time.perf_counter() - started
+        ticker.stop()
+        assert app.history, "the turn did not finish"
+    return elapsed, ticker.worst
+
+
+async def _main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp)
+        await run_null(500, ws)  # warm-up: imports, first-run caches
+        await run_app(500, ws)
+        null_small, null_big = await run_null(2_000, ws), await run_null(20_000, ws)
+        (app_small, _), (app_big, stall) = await run_app(2_000, ws), await run_app(20_000, ws)
+    ratio = app_big / null_big
+    growth = app_big / app_small
+    print("P1 stream (20,000 chunks of 4 chars)")
+    print(f"  null frontend: 2k {null_small:.2f}s  20k {null_big:.2f}s")
+    print(f"  app          : 2k {app_small:.2f}s  20k {app_big:.2f}s")
+    print(f"  ratio app/null     {ratio:.2f}   (goal <= 1.3)")
+    print(f"  growth 2k -> 20k   {growth:.1f}x  (goal <= 10.5x)")
+    print(f"  worst stall        {stall * 1000:.0f} ms (goal <= 33 ms)")
+
+
+def main() -> None:
+    asyncio.run(_main())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The chat screen's widgets: transcript, sidebar, prompt, status bar."""

@@ -1,0 +1,182 @@
+"""The prompt: multi-line input, history recall, /command completion.
+
+Enter sends; Shift+Enter (terminals with the Kitty protocol) or Ctrl+J inserts a newline.
+Up/Down recall history when the cursor is on the first/last line. While a turn runs the
+prompt is read-only and marked busy; only the keys that cancel the turn do anything.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Static, TextArea
+
+HISTORY_LIMIT = 1000
+
+
+class PromptHistory:
+    """Prompts, one JSON string a line (so multi-line prompts survive), newest last."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.entries: list[str] = []
+        self._cursor: int | None = None
+        self._draft = ""
+        if path is not None and path.is_file():
+            try:
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except OSError:
+                lines = []
+            for line in lines[-HISTORY_LIMIT:]:
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(value, str):
+                    self.entries.append(value)
+
+    def add(self, text: str) -> None:
+        self._cursor = None
+        if not text.strip() or (self.entries and self.entries[-1] == text):
+            return
+        self.entries.append(text)
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(text, ensure_ascii=False) + "\n")
+        except OSError:
+            pass  # history is a convenience; never fail a prompt over it
+
+    def previous(self, current: str) -> str | None:
+        if not self.entries:
+            return None
+        if self._cursor is None:
+            self._draft = current
+            self._cursor = len(self.entries)
+        if self._cursor == 0:
+            return None
+        self._cursor -= 1
+        return self.entries[self._cursor]
+
+    def next(self) -> str | None:
+        if self._cursor is None:
+            return None
+        self._cursor += 1
+        if self._cursor >= len(self.entries):
+            self._cursor = None
+            return self._draft
+        return self.entries[self._cursor]
+
+
+class PromptInput(TextArea):
+    BINDINGS = [  # noqa: RUF012 - Textual's declaration style
+        Binding("enter", "submit", "Send", priority=True),
+        Binding("ctrl+j,shift+enter", "newline", "New line", show=False, priority=True),
+        Binding("tab", "complete", "Complete", show=False),
+        Binding("ctrl+d", "app.quit", "Quit", show=False),
+        Binding("ctrl+c", "interrupt_or_copy", "Cancel / exit", show=False),
+    ]
+
+    @dataclass
+    class Submitted(Message):
+        text: str
+
+    def __init__(self, history: PromptHistory, **kwargs: object) -> None:
+        super().__init__(
+            soft_wrap=True, show_line_numbers=False, compact=True, tab_behavior="focus",
+            **kwargs,  # type: ignore[arg-type]
+        )  # fmt: skip
+        self.prompt_history = history
+        self.busy = False
+
+    def set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.read_only = busy
+        self.set_class(busy, "-busy")
+
+    def action_submit(self) -> None:
+        if self.busy:
+            return
+        text = self.text
+        if not text.strip():
+            return
+        self.prompt_history.add(text)
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    def action_newline(self) -> None:
+        if not self.busy:
+            self.insert("\n")
+
+    def action_complete(self) -> None:
+        text = self.text
+        if not text.startswith("/") or " " in text or "\n" in text:
+            self.app.action_focus_next()
+            return
+        from co_tui import commands
+
+        matches = commands.completions(text)
+        if not matches:
+            return
+        common = matches[0] if len(matches) == 1 else _common_prefix(matches)
+        completed = common + (" " if len(matches) == 1 else "")
+        if completed != text:
+            self.text = completed
+            self.move_cursor(self.document.end)
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if not select and self.cursor_location[0] == 0 and not self.busy:
+            recalled = self.prompt_history.previous(self.text)
+            if recalled is not None:
+                self._set_text(recalled, at_end=False)
+            return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        last_row = self.document.line_count - 1
+        if not select and self.cursor_location[0] == last_row and not self.busy:
+            recalled = self.prompt_history.next()
+            if recalled is not None:
+                self._set_text(recalled, at_end=True)
+            return
+        super().action_cursor_down(select)
+
+    def _set_text(self, text: str, at_end: bool) -> None:
+        self.text = text
+        self.move_cursor(self.document.end if at_end else (0, len(text.split("\n")[0])))
+
+    async def action_interrupt_or_copy(self) -> None:
+        if self.selected_text:
+            self.action_copy()
+            return
+        await self.run_action("screen.ctrl_c")
+
+
+def _common_prefix(items: list[str]) -> str:
+    first, last = min(items), max(items)
+    i = 0
+    while i < min(len(first), len(last)) and first[i] == last[i]:
+        i += 1
+    return first[:i]
+
+
+class CompletionHint(Static):
+    """One line under the prompt: matching /commands while one is being typed."""
+
+    def show_for(self, text: str) -> None:
+        if text.startswith("/") and "\n" not in text and " " not in text:
+            from co_tui import commands
+
+            matches = commands.completions(text)
+            if matches:
+                parts = [f"{m}  {commands.COMMANDS[m[1:]].description}" for m in matches[:6]]
+                self.update("   ".join(parts) if len(matches) > 1 else parts[0])
+                self.display = True
+                return
+        self.display = False

@@ -1,0 +1,52 @@
+"""One line: provider and model, sandbox and isolation, yolo, tokens (turn and session)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from rich.text import Text
+from textual.widgets import Static
+
+
+@dataclass(frozen=True)
+class StatusState:
+    model: str = "?"
+    sandbox: str = "?"
+    isolation: str = "?"
+    yolo: bool = False
+    turn_tokens: int = 0
+    session_tokens: int = 0
+    busy: bool = False
+    note: str = ""  # e.g. "retry 1 of 2 in 3s"
+
+
+class StatusBar(Static):
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__("", **kwargs)  # type: ignore[arg-type]
+        self.state = StatusState()
+
+    def set(self, **changes: object) -> None:
+        new = replace(self.state, **changes)  # type: ignore[arg-type]
+        if new != self.state:
+            self.state = new
+            self.update(self.render_state())
+
+    def render_state(self) -> Text:
+        s = self.state
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f" {s.model} ", style="bold")
+        text.append("│ ", style="dim")
+        iso_style = "yellow" if s.isolation == "none" else "green"
+        text.append(f"sandbox {s.sandbox} ")
+        text.append(f"({s.isolation})", style=iso_style)
+        text.append(" │ ", style="dim")
+        text.append("yolo ON" if s.yolo else "yolo off", style="bold red" if s.yolo else "dim")
+        text.append(" │ ", style="dim")
+        text.append(f"turn {s.turn_tokens:,} tok · session {s.session_tokens:,} tok")
+        if s.busy:
+            text.append(" │ ", style="dim")
+            text.append("working… (Esc to cancel)", style="italic")
+        if s.note:
+            text.append(" │ ", style="dim")
+            text.append(s.note, style="yellow")
+        return text

@@ -1,0 +1,197 @@
+"""Pilot tests: the real app, a FunctionModel agent, a SubprocessSandbox."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models.function import AgentInfo
+
+from co_tui.tui.screens.approval import ApprovalScreen
+from co_tui.tui.widgets.transcript import AssistantMessage, ToolCallBlock, UserMessage
+from tests.tui.helpers import (
+    SIZE,
+    make_app,
+    settle,
+    shell_then_text,
+    text_stream,
+    tool_returns,
+    user_prompts,
+)
+
+
+def transcript_text(app: Any) -> str:
+    parts = []
+    for w in app.chat.transcript.items:
+        if isinstance(w, AssistantMessage | UserMessage):
+            parts.append(w.text)
+    return "\n".join(parts)
+
+
+async def submit(pilot: Any, app: Any, text: str) -> None:
+    app.chat.prompt.text = text
+    await pilot.press("enter")
+
+
+async def test_streaming_text_lands_in_transcript(tmp_path: Path) -> None:
+    chunks = ["# Title\n\n", "Hello ", "world", ".\n\n", "- one\n", "- two\n"]
+    app = make_app(text_stream(*chunks), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, app, "hi there")
+        await settle(pilot, app)
+        messages = list(app.query(AssistantMessage))
+        assert len(messages) == 1
+        assert messages[0].text == "".join(chunks)
+        assert messages[0].is_settled
+        assert app.last_answer == "".join(chunks)
+        assert user_prompts(app.history) == ["hi there"]
+        # the live tail is gone: only cheap renderables remain
+        assert not list(messages[0].query("Markdown"))
+
+
+async def test_shell_call_opens_modal_and_y_runs_it(tmp_path: Path) -> None:
+    (tmp_path / "marker.txt").write_text("x")
+    app = make_app(shell_then_text(["ls"], final="listed"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, app, "list files")
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, ApprovalScreen):
+                break
+        assert isinstance(app.screen, ApprovalScreen)
+        assert app.screen.request.tool_name == "run_shell_command"
+        assert app.screen.request.args == {"cmd": "ls"}
+        await pilot.press("y")
+        await settle(pilot, app)
+        returns = [p for m in app.history for p in getattr(m, "parts", [])
+                   if getattr(p, "part_kind", "") == "tool-return"]  # fmt: skip
+        assert returns and "marker.txt" in str(returns[0].content)
+        assert "marker.txt" in app.last_answer  # the output reached the model
+        block = app.query_one(ToolCallBlock)
+        assert block.status == "ok"
+
+
+async def test_n_denies_and_model_sees_denial(tmp_path: Path) -> None:
+    app = make_app(shell_then_text(["touch should-not-exist"], final="ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, app, "make a file")
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, ApprovalScreen):
+                break
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert not (tmp_path / "should-not-exist").exists()
+        assert "denied" in app.last_answer.lower()
+        assert app.query_one(ToolCallBlock).status == "denied"
+
+
+async def test_a_approves_all_later_calls(tmp_path: Path) -> None:
+    app = make_app(shell_then_text(["echo one", "echo two; true"], final="ran"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, app, "run two")
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, ApprovalScreen):
+                break
+        assert app.screen.request.index == 1 and app.screen.request.total == 2
+        await pilot.press("a")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert app.deps.auto_confirm
+        assert "one" in app.last_answer and "two" in app.last_answer
+        # a later turn does not ask either
+        await submit(pilot, app, "again")
+        for _ in range(30):
+            await pilot.pause()
+            assert not isinstance(app.screen, ApprovalScreen)
+        await settle(pilot, app)
+        assert app.chat.status_bar.state.yolo
+
+
+def slow_stream(started: asyncio.Event) -> Any:
+    async def fn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        if len(user_prompts(messages)) > 1:
+            yield "second answer"
+            return
+        yield "partial "
+        yield "answer "
+        started.set()
+        for _ in range(1000):
+            await asyncio.sleep(0.01)
+            yield "more "
+
+    return fn
+
+
+async def test_cancel_mid_stream_keeps_valid_history(tmp_path: Path) -> None:
+    started = asyncio.Event()
+    app = make_app(slow_stream(started), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, app, "first")
+        await asyncio.wait_for(started.wait(), 5)
+        await pilot.pause(0.1)
+        assert app.turn_running
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert not app.turn_running
+        first = app.query(AssistantMessage).first()
+        assert first.interrupted and first.text.startswith("partial answer")
+        assert app.chat.prompt.read_only is False
+        await submit(pilot, app, "second")
+        await settle(pilot, app)
+        assert app.last_answer == "second answer"
+        assert user_prompts(app.history) == ["first", "second"]
+
+
+async def test_ctrl_c_cancels_a_running_turn(tmp_path: Path) -> None:
+    started = asyncio.Event()
+    app = make_app(slow_stream(started), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, app, "first")
+        await asyncio.wait_for(started.wait(), 5)
+        await pilot.press("ctrl+c")
+        await settle(pilot, app)
+        assert not app.turn_running
+        assert app.is_running  # cancelling a turn does not exit
+
+
+async def test_clear_empties(tmp_path: Path) -> None:
+    app = make_app(text_stream("an answer"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, app, "hello")
+        await settle(pilot, app)
+        assert app.history
+        await submit(pilot, app, "/clear")
+        for _ in range(10):
+            await pilot.pause()
+        assert app.history == []
+        assert not list(app.query(AssistantMessage))
+        assert not list(app.query(UserMessage))
+
+
+async def test_double_ctrl_c_exits(tmp_path: Path) -> None:
+    app = make_app(text_stream("x"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running
+        assert any("again to exit" in str(n.message) for n in app._notifications)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_ctrl_d_exits(tmp_path: Path) -> None:
+    app = make_app(text_stream("x"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_unused(tmp_path: Path) -> None:
+    assert tool_returns([]) == []

@@ -1,0 +1,112 @@
+"""Snapshots at a fixed size. Deterministic: fixed session id, no clocks, cursor blink off,
+durations given explicitly. Update with `pytest tests/tui/test_snapshots.py --snapshot-update`
+and look at every SVG in snapshots/test_snapshots/ before accepting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from co_tui.config import Settings
+from co_tui.orchestrator.frontend import ToolCallInfo, ToolResultInfo, UsageInfo
+from co_tui.tui.screens.approval import ApprovalScreen
+from tests.tui.helpers import make_app, settle, shell_then_text, text_stream
+
+SIZE = (110, 34)
+
+ANSWER = [
+    "# Weekly plan\n\n",
+    "Here is what I suggest for the week:\n\n",
+    "- **Monday**: review the inbox\n",
+    "- **Tuesday**: write the report\n",
+    "- **Friday**: ",
+    "plan the next sprint\n\n",
+    "## A script\n\n",
+    "```python\n",
+    "def total(xs: list[int]) -> int:\n",
+    "    return sum(xs)\n",
+    "```\n\n",
+    "That should cover it.",
+]
+
+
+async def _quiet(pilot: Any) -> None:
+    pilot.app.chat.prompt.cursor_blink = False
+    await pilot.pause()
+
+
+async def _submit(pilot: Any, text: str) -> None:
+    await _quiet(pilot)
+    pilot.app.chat.prompt.text = text
+    await pilot.press("enter")
+
+
+def test_empty_chat(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(text_stream("unused"), tmp_path)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_quiet)
+
+
+def test_streamed_answer(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(text_stream(*ANSWER), tmp_path)
+
+    async def run_before(pilot: Any) -> None:
+        await _submit(pilot, "Plan my week, and give me a tiny script.")
+        await settle(pilot, pilot.app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_approval_modal(snap_compare: Any, tmp_path: Path) -> None:
+    cmds = ["find . -name '*.log' -mtime +7 -print0 | xargs -0 rm -f && echo cleaned", "ls"]
+    app = make_app(shell_then_text(cmds), tmp_path)
+
+    async def run_before(pilot: Any) -> None:
+        await _submit(pilot, "Clean up old logs.")
+        for _ in range(100):
+            await pilot.pause()
+            if isinstance(pilot.app.screen, ApprovalScreen):
+                break
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_sidebar_thinking_and_tools(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(text_stream("unused"), tmp_path, settings=Settings(verbose=True))
+
+    async def run_before(pilot: Any) -> None:
+        await _quiet(pilot)
+        app = pilot.app
+        assert await app.wait_ready()
+        fe, sid = app.frontend, app.session_id
+        fe.on_turn_start(sid, "tidy my notes")
+        fe.on_thinking_start(sid)
+        fe.on_thinking_delta(sid, "The user wants their notes tidied. I should list the ")
+        fe.on_thinking_delta(sid, "folder first, then read the oldest file, then archive it.")
+        fe.on_thinking_end(sid, "")
+        calls = [("c1", "ls notes/"), ("c2", "cat notes/old.md"), ("c3", "mv notes/old.md a/")]
+        for cid, cmd in calls:
+            fe.on_tool_call(sid, ToolCallInfo(cid, "run_shell_command", {"cmd": cmd}, cmd))
+        shell = "run_shell_command"
+        denied = "The user denied this action."
+        fe.on_tool_result(sid, ToolResultInfo("c1", shell, "ok", "old.md\ntodo.md", None, 0.2))
+        fe.on_tool_result(sid, ToolResultInfo("c2", shell, "failed", "cat: Permission denied",
+                                              None, 0.1))  # fmt: skip
+        fe.on_tool_result(sid, ToolResultInfo("c3", shell, "denied", denied, None, None))
+        fe.on_tool_call(sid, ToolCallInfo("c4", "web_search", {"query": "note tidying"},
+                                          "note tidying"))  # fmt: skip
+        fe.on_usage(sid, UsageInfo(1234, 56, 2, 4))
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_help(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(text_stream("unused"), tmp_path)
+
+    async def run_before(pilot: Any) -> None:
+        await _submit(pilot, "/help")
+        for _ in range(10):
+            await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -123,12 +123,43 @@ class CoApp(App[None]):
             from co_tui.tui.frontend import TuiFrontend
 
             self.frontend = TuiFrontend(self, self.chat)
+            if self.settings.mcp_servers:
+                mcp_ready = asyncio.Event()
+                self._run_mcp(mcp_ready)
+                await mcp_ready.wait()
         except Exception as exc:  # a provider that cannot be used: say so, stay usable
             self.load_error = str(exc)
             self.chat.transcript.add(Note(f"cannot start the model: {exc}", "error"))
         finally:
             self._loaded.set()
             self.refresh_status()
+
+    @work(group="mcp", exit_on_error=False)
+    async def _run_mcp(self, ready: asyncio.Event) -> None:
+        """Connect the configured MCP servers and hold them for the session. The connection
+        is opened and closed in this one task (the stdio transports require it); the worker
+        is cancelled when the app exits."""
+        from co_tui.mcp import (
+            MCP_CONNECTION_KEY,
+            attach_mcp,
+            connect_mcp_servers,
+            mcp_status_summary,
+        )
+
+        assert self.bundle is not None and self.deps is not None
+        connection = await connect_mcp_servers(self.settings, self.deps.workspace)
+        try:
+            attach_mcp(self.bundle, connection)
+            self.deps.extra[MCP_CONNECTION_KEY] = connection
+            for failure in connection.failures:
+                note = f"MCP server {failure.server} is not available: {failure.message}"
+                self.chat.transcript.add(Note(note, "error"))
+            self.chat.status_bar.set(mcp=mcp_status_summary(connection))
+            ready.set()
+            await asyncio.Event().wait()
+        finally:
+            ready.set()
+            await connection.aclose()
 
     async def wait_ready(self) -> bool:
         await self._loaded.wait()

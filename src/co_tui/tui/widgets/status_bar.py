@@ -18,6 +18,7 @@ class StatusState:
     session_tokens: int = 0
     busy: bool = False
     note: str = ""  # e.g. "retry 1 of 2 in 3s"
+    mcp: str = ""  # e.g. "MCP 2/3 (failed: broken)"; empty when no server is configured
 
 
 class StatusBar(Static):
@@ -43,6 +44,9 @@ class StatusBar(Static):
         text.append("yolo ON" if s.yolo else "yolo off", style="bold red" if s.yolo else "dim")
         text.append(" │ ", style="dim")
         text.append(f"turn {s.turn_tokens:,} tok · session {s.session_tokens:,} tok")
+        if s.mcp:
+            text.append(" │ ", style="dim")
+            text.append(s.mcp, style="yellow" if "failed" in s.mcp else "")
         if s.busy:
             text.append(" │ ", style="dim")
             text.append("working… (Esc to cancel)", style="italic")

@@ -1,0 +1,41 @@
+"""The console script. Bare `co-tui` opens the app without importing the command-line parser
+(typer and click cost start-up time the user sees); anything else goes through cli.py."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+EXIT_USAGE = 2
+EXIT_ERROR = 1
+
+
+def main() -> None:
+    if len(sys.argv) > 1:
+        from co_tui.cli import main as cli_main
+
+        cli_main()
+        return
+    from co_tui.config import SettingsError, load_settings
+
+    try:
+        settings = load_settings(Path.cwd())
+    except SettingsError as exc:
+        print(f"co-tui: {exc}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+    from co_tui.tui.launch import launch_app
+
+    try:
+        launch_app(settings)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:
+        if os.environ.get("CO_TUI_DEBUG"):
+            raise
+        print(
+            f"co-tui: internal error: {type(exc).__name__}: {exc} "
+            "(set CO_TUI_DEBUG=1 to see the traceback)",
+            file=sys.stderr,
+        )
+        sys.exit(EXIT_ERROR)

@@ -1,0 +1,47 @@
+"""The app on the embedded model: the server starts with progress shown, an answer streams in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from co_tui.deps import create_deps
+from co_tui.llm import local_server
+from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+from co_tui.tui.app import CoApp
+from co_tui.tui.widgets.transcript import AssistantMessage
+from tests.llm.conftest import local_settings
+from tests.tui.helpers import SIZE, settle
+
+
+async def wait_for_turn(pilot, app: CoApp, seconds: float) -> None:
+    for _ in range(int(seconds / 0.1)):
+        await pilot.pause(0.1)
+        if not app.turn_running:
+            break
+    await settle(pilot, app)
+
+
+pytestmark = [pytest.mark.llm, pytest.mark.usefixtures("allow_model_requests")]
+
+
+async def test_app_starts_the_local_model_and_shows_a_streamed_answer(tmp_path: Path) -> None:
+    settings = local_settings(tmp_path)
+    choice = SandboxChoice(SubprocessSandbox(tmp_path), "test sandbox")
+    deps = create_deps(settings, tmp_path, sandbox_choice=choice)
+    app = CoApp(settings, deps=deps, history_path=None)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            assert await app.wait_ready(), app.load_error
+            assert "local" in app.model_label()
+            notes = " ".join(str(getattr(w, "_source", "")) for w in app.chat.transcript.items)
+            assert "local model ready" in notes
+            app.chat.prompt.text = "Name one colour of the sky."
+            await pilot.press("enter")
+            await wait_for_turn(pilot, app, 120)
+            (answer,) = app.query(AssistantMessage)
+            assert answer.text.strip()
+            assert app.last_answer == answer.text
+    finally:
+        local_server.shutdown()

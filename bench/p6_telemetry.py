@@ -1,0 +1,229 @@
+"""P6: telemetry cost and the span database. Prints figures and ratios; asserts nothing.
+
+Goals: a turn with telemetry <= 1.05x the same turn without; a 10,000-span burst drops 0
+spans; the viewer's newest-200 and one-trace queries on 100,000 spans <= 1/100 of the same
+queries without the indexes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import shutil
+import sqlite3
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+TURNS = 40
+BURST = 10_000
+DB_SPANS = 100_000
+SPANS_PER_TRACE = 10
+QUERY_RUNS = 5
+
+
+# -- 1. a turn with and without telemetry ------------------------------------------------
+def _model() -> Any:
+    from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+    from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        last = messages[-1]
+        if isinstance(last, ModelRequest) and any(
+            isinstance(p, ToolReturnPart) for p in last.parts
+        ):
+            for word in ("The ", "command ", "said ", "hello."):
+                yield word
+            return
+        yield "Let me run it. "
+        yield {1: DeltaToolCall(name="run_shell_command", json_args='{"cmd": "echo hello"}',
+                                tool_call_id=f"c-{uuid.uuid4().hex[:8]}")}  # fmt: skip
+
+    return FunctionModel(stream_function=stream, model_name="bench")
+
+
+async def _turn_overhead(tmp: Path) -> tuple[float, float, float, int]:
+    """Turns alternate without and with telemetry (same agent, same sandbox), so machine load
+    hits both alike. The export runs in the background after a turn: its cost is measured
+    apart (the flush at shutdown), not as turn latency."""
+    from co_tui.agent import build_agent
+    from co_tui.config import Settings
+    from co_tui.deps import create_deps
+    from co_tui.orchestrator import run_turn
+    from co_tui.orchestrator.recording import RecordingFrontend
+    from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+    from co_tui.telemetry import setup_telemetry, shutdown_telemetry
+
+    settings = Settings(auto_confirm=True)  # approvals granted without a frontend round trip
+    bundle = build_agent(settings, model=_model(), instructions="bench")
+    choice = SandboxChoice(SubprocessSandbox(tmp), "bench")
+    deps = create_deps(settings, tmp, sandbox_choice=choice)
+    db = tmp / "turns.db"
+
+    async def turn() -> float:
+        started = time.perf_counter()
+        result = await run_turn(
+            bundle.agent, "say hello", deps=deps, history=[], frontend=RecordingFrontend()
+        )
+        if not result.ok:
+            raise RuntimeError(result.error)
+        return time.perf_counter() - started
+
+    plain: list[float] = []
+    traced: list[float] = []
+    export: list[float] = []
+    for _ in range(3):  # warm imports and caches, both ways
+        await turn()
+        setup_telemetry(settings, db)
+        await turn()
+        shutdown_telemetry()
+    for _ in range(TURNS):
+        plain.append(await turn())
+        telemetry = setup_telemetry(settings, db)
+        assert telemetry is not None
+        traced.append(await turn())
+        started = time.perf_counter()
+        telemetry.flush()
+        export.append(time.perf_counter() - started)
+        shutdown_telemetry()
+    spans = sqlite3.connect(db).execute("SELECT count(*) FROM spans").fetchone()[0]
+    median = statistics.median
+    return median(plain), median(traced), median(export), spans
+
+
+# -- 2. a burst of spans -----------------------------------------------------------------
+def _burst(tmp: Path, max_queue_size: int | None) -> tuple[int, float]:
+    from co_tui.config import Settings
+    from co_tui.telemetry import create_telemetry
+
+    db = tmp / f"burst-{max_queue_size}.db"
+    kwargs = {"max_queue_size": max_queue_size} if max_queue_size else {}
+    telemetry = create_telemetry(Settings(), db, **kwargs)
+    started = time.perf_counter()
+    tracer = telemetry.tracer
+    for i in range(BURST):
+        with tracer.start_as_current_span("burst", attributes={"i": i, "gen_ai.tool.name": "x"}):
+            pass
+    telemetry.provider.shutdown()  # flushes what the queue kept
+    elapsed = time.perf_counter() - started
+    rows = sqlite3.connect(db).execute("SELECT count(*) FROM spans").fetchone()[0]
+    return rows, elapsed
+
+
+# -- 3. the viewer's queries on 100,000 spans, with and without indexes -------------------
+def _fill(db: Path) -> str:
+    from co_tui.telemetry.exporter import INSERT
+    from co_tui.telemetry.store import open_for_writing
+
+    conn = open_for_writing(db)
+    base = time.time_ns() - DB_SPANS * 1_000_000
+    names = ["turn", "invoke_agent co", "chat gemini-2.5-flash", "execute_tool run_shell_command",
+             "sandbox_command"]  # fmt: skip
+    rows = []
+    trace_id = ""
+    for i in range(DB_SPANS):
+        if i % SPANS_PER_TRACE == 0:
+            trace_id = uuid.uuid4().hex
+        start = base + i * 1_000_000
+        attrs = {"gen_ai.request.model": "gemini-2.5-flash", "gen_ai.usage.input_tokens": 800,
+                 "gen_ai.usage.output_tokens": 60, "gen_ai.tool.call.arguments": '{"cmd": "ls"}',
+                 "co.session_id": "s" * 36}  # fmt: skip
+        rows.append((
+            uuid.uuid4().hex[:16], trace_id, None, names[i % len(names)], "INTERNAL", start,
+            start + 500_000, 0.5, "UNSET", None, json.dumps(attrs), "[]",
+            '{"service.name": "co-tui"}',
+        ))  # fmt: skip
+    with conn:
+        conn.executemany(INSERT, rows)
+    conn.close()
+    return trace_id
+
+
+def _time_query(db: Path, fn: Any) -> float:
+    from co_tui.telemetry.store import open_for_reading
+
+    conn = open_for_reading(db)
+    assert conn is not None
+    fn(conn)  # page cache
+    runs = []
+    for _ in range(QUERY_RUNS):
+        started = time.perf_counter()
+        fn(conn)
+        runs.append(time.perf_counter() - started)
+    conn.close()
+    return statistics.median(runs)
+
+
+def _queries(tmp: Path) -> dict[str, tuple[float, float]]:
+    from co_tui.telemetry.queries import recent_spans, trace_spans
+
+    indexed = tmp / "indexed.db"
+    trace_id = _fill(indexed)
+    bare = tmp / "bare.db"
+    shutil.copy(indexed, bare)
+    conn = sqlite3.connect(bare)
+    conn.execute("DROP INDEX idx_spans_start_time")
+    conn.execute("DROP INDEX idx_spans_trace_id")
+    conn.commit()
+    conn.close()
+    out = {}
+    for label, fn in (
+        ("newest 200", lambda c: recent_spans(c, 200)),
+        ("one trace", lambda c: trace_spans(c, trace_id)),
+    ):
+        with_index = _time_query(indexed, fn)
+        without = _time_query(bare, fn)
+        assert len(fn(sqlite3.connect(indexed))) == (200 if label == "newest 200" else 10)
+        out[label] = (with_index, without)
+    return out
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def main() -> None:
+    print("P6 telemetry")
+    tmp = Path(tempfile.mkdtemp(prefix="co-tui-p6-"))
+    old_data = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(tmp / "xdg")  # never touch the real span database
+    try:
+        plain, traced, export, spans = asyncio.run(_turn_overhead(tmp))
+        ratio = traced / plain
+        verdict = "ok" if ratio <= 1.05 else "over goal"
+        print(f"  turn (shell call + answer), median of {TURNS} alternating: "
+              f"without {_ms(plain)}, with telemetry {_ms(traced)} -> {ratio:.3f}x "
+              f"(goal <= 1.05x: {verdict})")  # fmt: skip
+        print(f"  flush of one turn's {spans // (TURNS + 3)} spans (redact + SQLite, in the "
+              f"exporter thread, off the turn's path): {_ms(export)}")  # fmt: skip
+
+        rows, elapsed = _burst(tmp, None)
+        print(f"  burst of {BURST:,} spans: {rows:,} stored, {BURST - rows:,} dropped "
+              f"({BURST / elapsed:,.0f} spans/s; goal 0 dropped)")  # fmt: skip
+        logging.getLogger("opentelemetry").setLevel(logging.ERROR)  # "Queue full" per span
+        rows_default, _ = _burst(tmp, 2048)
+        print(f"  same burst with the SDK's default queue (2,048): {BURST - rows_default:,} "
+              "dropped")  # fmt: skip
+
+        for label, (with_index, without) in _queries(tmp).items():
+            ratio = with_index / without
+            verdict = "ok" if ratio <= 0.01 else "over goal"
+            print(f"  {label} of {DB_SPANS:,} spans: indexed {_ms(with_index)}, "
+                  f"no index {_ms(without)} -> 1/{without / with_index:,.0f} "
+                  f"(goal <= 1/100: {verdict})")  # fmt: skip
+    finally:
+        if old_data is None:
+            os.environ.pop("XDG_DATA_HOME", None)
+        else:
+            os.environ["XDG_DATA_HOME"] = old_data
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

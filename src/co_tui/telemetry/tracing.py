@@ -1,0 +1,161 @@
+"""co-tui's own spans: turns, slash commands, approvals, sandbox commands.
+
+Each helper does nothing (and imports nothing) unless telemetry is active, so the modules
+that use them stay cheap to import. Spans open as the current span, so they nest: a sandbox
+command run by a tool sits under pydantic-ai's `execute_tool` span, and everything of one
+turn (agent runs, approvals) under the `turn` span.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+
+from co_tui.telemetry.setup import active_telemetry
+
+if TYPE_CHECKING:
+    from co_tui.sandbox.base import CommandResult, SandboxProtocol
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _error_status(message: str) -> Any:
+    from opentelemetry.trace import Status, StatusCode
+
+    return Status(StatusCode.ERROR, message)
+
+
+def traced_turn(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """For orchestrator.run_turn: one `turn` span around every hop and approval of a turn."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        telemetry = active_telemetry()
+        if telemetry is None:
+            return await fn(*args, **kwargs)
+        deps = kwargs.get("deps")
+        prompt = args[1] if len(args) > 1 else kwargs.get("prompt", "")
+        attributes = {
+            "co.session_id": str(getattr(deps, "session_id", "")),
+            "co.turn.prompt_chars": len(str(prompt)),
+        }
+        with telemetry.tracer.start_as_current_span("turn", attributes=attributes) as span:
+            result = await fn(*args, **kwargs)
+            usage = getattr(result, "usage", None)
+            span.set_attributes(
+                {
+                    "gen_ai.usage.input_tokens": int(getattr(usage, "input_tokens", 0) or 0),
+                    "gen_ai.usage.output_tokens": int(getattr(usage, "output_tokens", 0) or 0),
+                    "co.turn.requests": int(getattr(usage, "requests", 0) or 0),
+                    "co.turn.interrupted": bool(getattr(result, "interrupted", False)),
+                }
+            )
+            error = getattr(result, "error", None)
+            if error:
+                span.set_status(_error_status(str(error)))
+            return result
+
+    return wrapper
+
+
+def traced_command(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """For commands.dispatch(ctx, text): one span per slash command."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        telemetry = active_telemetry()
+        if telemetry is None:
+            return await fn(*args, **kwargs)
+        text = str(args[1] if len(args) > 1 else kwargs.get("text", ""))
+        name = text.strip().removeprefix("/").partition(" ")[0].lower()
+        attributes = {"co.command.name": name, "co.command.text": text}
+        with telemetry.tracer.start_as_current_span(
+            f"slash_command /{name}", attributes=attributes
+        ) as span:
+            result = await fn(*args, **kwargs)
+            span.set_attribute("co.command.known", bool(getattr(result, "known", True)))
+            return result
+
+    return wrapper
+
+
+def approval_clock() -> int:
+    """When the decision started (ns): the approval span's duration is the time it took."""
+    return time.time_ns()
+
+
+def trace_approval(record: Any, started_ns: int | None = None) -> None:
+    """One span per approval decision (an orchestrator ApprovalRecord), under the turn."""
+    telemetry = active_telemetry()
+    if telemetry is None:
+        return
+    span = telemetry.tracer.start_span(
+        f"approval {record.tool_name}",
+        start_time=started_ns or time.time_ns(),
+        attributes={
+            "gen_ai.tool.name": record.tool_name,
+            "gen_ai.tool.call.id": record.tool_call_id,
+            "co.approval.decision": record.decision,
+            "co.approval.reason": record.reason,
+            "co.approval.args_sha256": record.args_hash,
+        },
+    )
+    span.end()
+
+
+class TracingSandbox:
+    """Wraps any SandboxProtocol: a span per command; everything else passes through."""
+
+    def __init__(self, inner: SandboxProtocol) -> None:
+        object.__setattr__(self, "_inner", inner)
+
+    @property
+    def inner(self) -> SandboxProtocol:
+        return self._inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._inner, name, value)
+
+    def __repr__(self) -> str:
+        return f"TracingSandbox({self._inner!r})"
+
+    async def run_command(self, cmd: str, timeout: float = 120) -> CommandResult:
+        telemetry = active_telemetry()
+        if telemetry is None:
+            return await self._inner.run_command(cmd, timeout=timeout)
+        attributes = {
+            "co.sandbox.name": str(self._inner.name),
+            "co.sandbox.isolation": str(self._inner.isolation_level),
+            "co.sandbox.command": cmd,
+            "co.sandbox.timeout_s": float(timeout),
+        }
+        with telemetry.tracer.start_as_current_span(
+            "sandbox_command", attributes=attributes
+        ) as span:
+            result = await self._inner.run_command(cmd, timeout=timeout)
+            span.set_attributes(
+                {
+                    "co.sandbox.exit_code": result.exit_code,
+                    "co.sandbox.timed_out": result.timed_out,
+                    "co.sandbox.truncated": result.truncated,
+                    "co.sandbox.output_chars": len(result.output),
+                }
+            )
+            if result.timed_out or result.killed_reason:
+                span.set_status(_error_status(result.killed_reason or "timed out"))
+            return result
+
+    async def cleanup(self) -> None:
+        await self._inner.cleanup()
+
+
+def traced_sandbox(sandbox: SandboxProtocol) -> SandboxProtocol:
+    if isinstance(sandbox, TracingSandbox):
+        return sandbox
+    return TracingSandbox(sandbox)  # type: ignore[return-value]

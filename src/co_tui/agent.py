@@ -18,6 +18,7 @@ from co_tui.llm import ResolvedModel, resolve_model
 from co_tui.prompts import agent_instructions
 from co_tui.skills.tool import register_skills
 from co_tui.tools import google_calendar, google_drive, google_gmail, memory, obsidian, slack
+from co_tui.tools.delegate import delegate
 from co_tui.tools.shell import run_shell_command
 from co_tui.tools.web import register_web_tools
 
@@ -33,6 +34,7 @@ READ_ONLY_TOOLS: list[ToolFunc] = [
     *google_drive.READ_ONLY_TOOLS, *google_gmail.READ_ONLY_TOOLS,
     *google_calendar.READ_ONLY_TOOLS, *slack.READ_ONLY_TOOLS,
     *obsidian.READ_ONLY_TOOLS, *memory.READ_ONLY_TOOLS,
+    delegate,  # sub-agents get read-only tools only (subagents.py)
 ]
 
 

@@ -97,7 +97,7 @@ def main_callback(
     settings = settings_or_exit(overrides)
     from co_tui.tui.launch import launch_app
 
-    launch_app(settings)
+    launch_app(settings, continue_latest=continue_, resume=resume)
 
 
 async def _headless(
@@ -134,6 +134,9 @@ async def _headless(
     except ProviderError as exc:
         typer.echo(f"co-tui: {exc}", err=True)
         return EXIT_ERROR
+    from co_tui.telemetry import setup_telemetry
+
+    setup_telemetry(settings)  # spans to the local database (unless switched off); flushed at exit
     if bundle.resolved is not None and bundle.resolved.provider == "local":
         from co_tui.llm.local import LocalServerError, ensure_local_started, headless_progress
 
@@ -232,6 +235,85 @@ def sessions_command(
         typer.echo(line + flags + where)
     if not found:
         typer.echo("no sessions" + ("" if all_dirs else " in this directory (--all for every one)"))
+
+
+@app.command()
+def traces(
+    trace: Annotated[str | None, typer.Option("--trace", help="Trace id (or prefix).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="HTML file to write ('-': stdout).")
+    ] = None,
+) -> None:
+    """Write a trace (default: the newest) as a static HTML page with its span tree."""
+    from co_tui.telemetry import default_db_path
+    from co_tui.telemetry.commands import write_trace_page
+
+    raise typer.Exit(write_trace_page(default_db_path(), trace, output, typer.echo))
+
+
+@app.command()
+def logs(
+    port: Annotated[int, typer.Option("--port", help="Loopback port.")] = 8001,
+    open_browser: Annotated[bool, typer.Option("--open", help="Open a browser.")] = False,
+) -> None:
+    """Browse every span with datasette on 127.0.0.1 (the optional `logs` extra)."""
+    from co_tui.telemetry import default_db_path
+    from co_tui.telemetry.commands import serve_logs
+
+    raise typer.Exit(serve_logs(default_db_path(), port, open_browser, typer.echo))
+
+
+@app.command("eval")
+def eval_command(
+    ctx: typer.Context,
+    cases: Annotated[
+        str | None, typer.Option("--cases", help="Case ids, globs or substrings (comma-separated).")
+    ] = None,
+    repeat: Annotated[int, typer.Option("--repeat", help="Runs per case (mean and spread).")] = 1,
+    max_degradation: Annotated[
+        float, typer.Option("--max-degradation", help="Fail when a dimension drops more points.")
+    ] = 10.0,
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="A pydantic-ai model string.")
+    ] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per case.")] = 60.0,
+    cases_file: Annotated[
+        Path, typer.Option("--cases-file", help="Golden cases; baselines sit beside it.")
+    ] = Path("evals/tool_calling.jsonl"),
+    results_dir: Annotated[
+        Path | None, typer.Option("--results-dir", help="Where results-<model>.json goes.")
+    ] = None,
+    save_baseline: Annotated[
+        bool, typer.Option("--save-baseline", help="Keep this run as the model's baseline.")
+    ] = False,
+) -> None:
+    """Tool-calling evals on golden cases (no tool executes); gate against the baseline."""
+    from co_tui.evals.command import EvalOptions, run_eval
+
+    chosen = model or (ctx.obj or {}).get("model")
+    options = EvalOptions(
+        cases_file=cases_file, patterns=cases, repeat=repeat, max_degradation=max_degradation,
+        timeout=timeout, results_dir=results_dir, save_baseline=save_baseline,
+    )  # fmt: skip
+    raise typer.Exit(asyncio.run(run_eval(settings_or_exit({"model": chosen}), options)))
+
+
+@app.command()
+def serve(
+    ctx: typer.Context,
+    host: Annotated[str, typer.Option("--host", help="Address to bind (loopback by default).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
+    public_url: Annotated[
+        str | None, typer.Option("--public-url", help="The address browsers use, if different.")
+    ] = None,
+) -> None:
+    """Serve the app in a browser (textual-serve), behind a one-time access token."""
+    from co_tui.serve import serve_command
+
+    model = (ctx.obj or {}).get("model")
+    raise typer.Exit(serve_command(host, port, public_url, model, typer.echo))
 
 
 auth_app = typer.Typer(help="Sign in to services.", no_args_is_help=True)

@@ -102,6 +102,7 @@ KEY_HELP: list[tuple[str, str]] = [
     ("Ctrl+B", "show or hide the sidebar"),
     ("Ctrl+O", "copy the last answer (/copy n: a code block)"),
     ("Ctrl+P", "command palette"),
+    ("F2", "span viewer (Esc returns)"),
 ]
 
 
@@ -268,6 +269,14 @@ async def _resume(ctx: CommandContext, arg: str) -> None:
     opener(arg.strip())
 
 
+async def _spans(ctx: CommandContext, arg: str) -> None:
+    opener = ctx.extra.get("open_spans")
+    if opener is None:
+        ctx.show("The span viewer is part of the app (F2). Here: `co-tui traces` or `co-tui logs`.")
+        return
+    opener(arg)
+
+
 async def _forget(ctx: CommandContext, arg: str) -> None:
     from co_tui.tools.memory import forget_memory
 
@@ -289,6 +298,9 @@ COMMANDS: dict[str, SlashCommand] = {
         "copy", "copy the last answer, or its n-th code block", _copy, "/copy [n]"
     ),
     "forget": SlashCommand("forget", "delete a saved memory by its id", _forget, "/forget <id>"),
+    "spans": SlashCommand(
+        "spans", "the live span viewer (also F2)", _spans, "/spans [filter]"
+    ),
     "compact": SlashCommand(
         "compact", "summarise the conversation to free context", _compact, "/compact [focus]"
     ),

@@ -8,13 +8,16 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.memory.config import MemoryConfig
 from co_tui.sandbox import SandboxChoice, SandboxProtocol, select_sandbox
 from co_tui.telemetry.tracing import traced_sandbox
 from co_tui.web.config import WebConfig
+
+if TYPE_CHECKING:
+    from co_tui.orchestrator.frontend import FrontendProtocol
 
 
 def new_session_id() -> str:
@@ -45,6 +48,8 @@ class CoDeps:
     google_creds: Any | None = field(default=None, repr=False)
     drive_page_tokens: dict[str, list[str]] = field(default_factory=dict)
     compact_next_request: bool = False  # set by run_turn after a context-window error
+    # Set by run_turn to the turn's frontend: sub-agents (tools/delegate.py) report to it.
+    frontend: FrontendProtocol | None = field(default=None, repr=False)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

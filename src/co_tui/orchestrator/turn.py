@@ -19,6 +19,8 @@ from pydantic_ai import (
     AgentRunResultEvent,
     DeferredToolRequests,
     DeferredToolResults,
+    FunctionToolCallEvent,
+    PartStartEvent,
     RunCancelled,
     ToolApproved,
     ToolDenied,
@@ -43,10 +45,13 @@ from co_tui.orchestrator.frontend import (
     UsageInfo,
 )
 from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
+from co_tui.telemetry.tracing import approval_clock, trace_approval, traced_turn
 
 DENIED_MESSAGE = "The user denied this action."
 
 Sleep = Callable[[float], Awaitable[None]]
+# Persistence hook: the history so far and, at an approval pause, the pending requests.
+Checkpoint = Callable[[list[ModelMessage], DeferredToolRequests | None], Awaitable[None]]
 
 
 @dataclass
@@ -107,8 +112,10 @@ async def _stream_hop(
     usage: RunUsage,
     limits: UsageLimits,
     model_settings: ModelSettings | None,
+    checkpoint: Callable[[list[ModelMessage]], Awaitable[None]] | None = None,
 ) -> AgentRunResult[Any]:
     result: AgentRunResult[Any] | None = None
+    saved = len(history)
     async with agent.run_stream_events(
         prompt,
         message_history=history,
@@ -121,6 +128,13 @@ async def _stream_hop(
         hop.handle = events
         async for event in events:
             translator.handle(event)
+            # A new part or a tool call means the previous response (or the prompt, or the
+            # tool returns) is complete: save it before streaming on.
+            if checkpoint is not None and isinstance(event, PartStartEvent | FunctionToolCallEvent):
+                current = events.all_messages()
+                if len(current) > saved:
+                    saved = len(current)
+                    await checkpoint(list(current))
             if isinstance(event, AgentRunResultEvent):
                 result = event.result
     if result is None:
@@ -152,10 +166,12 @@ async def _decide_approvals(
                     part.tool_call_id, part.tool_name, args, request.args_hash, "auto", auto
                 )
             )
+            trace_approval(records[-1])
         else:
             needs_user.append((part, args))
 
     for index, (part, args) in enumerate(needs_user, start=1):
+        started = approval_clock()
         if deps.auto_confirm:  # the user chose "approve all" on an earlier call of this batch
             decision = ApprovalDecision.APPROVE_ALL
             reason = "session approve-all (yolo) is on"
@@ -180,6 +196,7 @@ async def _decide_approvals(
                 part.tool_call_id, part.tool_name, args, request.args_hash, decision.value, reason
             )
         )
+        trace_approval(records[-1], started)
 
     for part in requests.calls:  # external calls: none of our tools defers this way
         results[part.tool_call_id] = ToolDenied("This tool cannot run here.")
@@ -194,6 +211,7 @@ def _drop_interrupted_tail(messages: list[ModelMessage]) -> list[ModelMessage]:
     return messages
 
 
+@traced_turn
 async def run_turn(
     agent: Agent[CoDeps, Any],
     prompt: str,
@@ -205,16 +223,23 @@ async def run_turn(
     request_limit: int = 25,
     http_retries: int = 2,
     sleep: Sleep = asyncio.sleep,
+    on_checkpoint: Checkpoint | None = None,
+    resume_deferred: DeferredToolRequests | None = None,
 ) -> TurnResult:
+    """`resume_deferred`: the approvals a stored session was waiting for; asked first, then
+    the run continues from `history` (which ends with their calls) and `prompt` is unused."""
     sid = deps.session_id
     usage = RunUsage()
     limits = UsageLimits(request_limit=request_limit)  # one budget for every hop and retry
     translator = EventTranslator(frontend, sid)
+    deps.frontend = frontend  # sub-agents started by this turn's tools report here
     records: list[ApprovalRecord] = []
     messages: list[ModelMessage] = list(history)
     next_prompt: str | None = prompt
     deferred: DeferredToolResults | None = None
     retries_used = 0
+    compacted = False
+    awaiting_approval = False
     hop = _Hop()
 
     def usage_info() -> UsageInfo:
@@ -230,6 +255,24 @@ async def run_turn(
         result.approvals = records
         return result
 
+    save_failed = False
+
+    async def checkpoint(msgs: list[ModelMessage], pending: DeferredToolRequests | None) -> None:
+        nonlocal save_failed
+        if on_checkpoint is None:
+            return
+        try:
+            await on_checkpoint(msgs, pending)
+        except Exception as exc:  # saving must never break the turn
+            if not save_failed:
+                save_failed = True
+                frontend.on_status(sid, StatusInfo(f"could not save the session: {exc}", "warning"))
+
+    async def done(result: TurnResult) -> TurnResult:
+        if not (result.interrupted and awaiting_approval):  # else the pending pause stays stored
+            await checkpoint(result.messages, None)
+        return finish(result)
+
     def current_messages() -> list[ModelMessage]:
         msgs = hop.messages(messages)
         if next_prompt is not None and len(msgs) == len(messages):
@@ -239,6 +282,11 @@ async def run_turn(
 
     frontend.on_turn_start(sid, prompt)
     try:
+        if resume_deferred is not None:
+            next_prompt = None
+            awaiting_approval = True
+            deferred = await _decide_approvals(resume_deferred, deps, frontend, records)
+            awaiting_approval = False
         while True:
             hop = _Hop()
             try:
@@ -253,11 +301,21 @@ async def run_turn(
                     usage=usage,
                     limits=limits,
                     model_settings=model_settings,
+                    checkpoint=(lambda msgs: checkpoint(msgs, None)) if on_checkpoint else None,
                 )
             except ModelAPIError as exc:
                 translator.close_open()
                 verdict = classify_provider_error(exc, retries_used)
                 messages = _drop_interrupted_tail(current_messages())
+                if verdict.action is ProviderErrorAction.CONTEXT_OVERFLOW and not compacted:
+                    # Once a turn: the history processor summarises before the retried request.
+                    compacted = True
+                    deps.compact_next_request = True
+                    next_prompt, deferred = None, None
+                    frontend.on_status(
+                        sid, StatusInfo(f"{verdict.message}; compacting the history", "warning")
+                    )
+                    continue
                 retryable = verdict.action in (
                     ProviderErrorAction.REFLECT,
                     ProviderErrorAction.BACKOFF_RETRY,
@@ -295,27 +353,31 @@ async def run_turn(
 
             messages = list(result.all_messages())
             next_prompt = None
+            deps.compact_next_request = False
             if isinstance(result.output, DeferredToolRequests):
                 frontend.on_usage(sid, usage_info())
+                await checkpoint(messages, result.output)
+                awaiting_approval = True
                 deferred = await _decide_approvals(result.output, deps, frontend, records)
+                awaiting_approval = False
                 continue
             output = result.output if isinstance(result.output, str) else str(result.output)
-            return finish(TurnResult(messages, output, usage))
+            return await done(TurnResult(messages, output, usage))
     except (asyncio.CancelledError, RunCancelled, KeyboardInterrupt):
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()
         patched = patch_dangling_tool_calls(current_messages())
-        return finish(TurnResult(patched, None, usage, interrupted=True))
+        return await done(TurnResult(patched, None, usage, interrupted=True))
     except _Aborted as exc:
         frontend.on_error(sid, exc.message)
-        return finish(
+        return await done(
             TurnResult(patch_dangling_tool_calls(messages), None, usage, error=exc.message)
         )
     except UsageLimitExceeded as exc:
         message = f"stopped: this turn reached its limit of {request_limit} model requests ({exc})"
         frontend.on_error(sid, message)
-        return finish(
+        return await done(
             TurnResult(patch_dangling_tool_calls(current_messages()), None, usage, error=message)
         )
     except Exception as exc:  # a failing tool or model must not take the app down
@@ -323,4 +385,6 @@ async def run_turn(
         frontend.on_error(sid, message)
         with contextlib.suppress(Exception):
             messages = current_messages()
-        return finish(TurnResult(patch_dangling_tool_calls(messages), None, usage, error=message))
+        return await done(
+            TurnResult(patch_dangling_tool_calls(messages), None, usage, error=message)
+        )

@@ -24,12 +24,14 @@ from textual.worker import Worker
 from co_tui.config import Settings, user_data_dir
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import ChatScreen
+from co_tui.tui.session_control import SessionController
 from co_tui.tui.widgets.prompt import PromptHistory
 from co_tui.tui.widgets.transcript import Note, RenderedItem, ToolCallBlock
 
 if TYPE_CHECKING:
     from co_tui.agent import AgentBundle
     from co_tui.deps import CoDeps
+    from co_tui.sessions import SessionStore
     from co_tui.tui.frontend import TuiFrontend
 
 # Set to a file path: the app writes the time of its first frame there and exits (bench/p3).
@@ -65,6 +67,7 @@ class CoApp(App[None]):
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("f2", "spans", "Spans", show=False),
     ]
 
     def __init__(
@@ -74,6 +77,9 @@ class CoApp(App[None]):
         bundle: AgentBundle | None = None,
         deps: CoDeps | None = None,
         history_path: Path | object | None = _DEFAULT,
+        session_store: SessionStore | None = None,
+        continue_latest: bool = False,
+        resume: str | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -90,6 +96,10 @@ class CoApp(App[None]):
         path = user_data_dir() / "history" if history_path is _DEFAULT else history_path
         self.prompt_history = PromptHistory(path if isinstance(path, Path) else None)
         self.chat = ChatScreen(self.prompt_history, show_thinking=settings.verbose)
+        # --continue / --resume [ID]; every turn is saved (tui/session_control.py).
+        self.sessions = SessionController(
+            self, session_store, continue_latest=continue_latest, resume=resume
+        )
 
     # -- start-up --
     def get_default_screen(self) -> ChatScreen:
@@ -120,9 +130,15 @@ class CoApp(App[None]):
                 from co_tui.agent import build_agent
 
                 self.bundle = await asyncio.to_thread(build_agent, self.settings)
+                from co_tui.telemetry import setup_telemetry
+
+                await asyncio.to_thread(setup_telemetry, self.settings)  # off: no db file
             from co_tui.tui.frontend import TuiFrontend
 
             self.frontend = TuiFrontend(self, self.chat)
+            await self.sessions.start()
+            if self.bundle.resolved is not None:
+                await self._start_local_model(self.bundle.resolved.model)
             if self.settings.mcp_servers:
                 mcp_ready = asyncio.Event()
                 self._run_mcp(mcp_ready)
@@ -133,6 +149,20 @@ class CoApp(App[None]):
         finally:
             self._loaded.set()
             self.refresh_status()
+
+    async def _start_local_model(self, model: Any) -> None:
+        """The embedded model's server loads before the first turn, with progress shown in
+        the status bar; a model that is not local returns at once."""
+        from co_tui.llm.local import ensure_local_started
+
+        def progress(update: Any) -> None:
+            if update.done:
+                self.chat.status_bar.set(note="")
+                self.chat.transcript.add(Note(update.message))
+            else:
+                self.chat.status_bar.set(note=f"{update.message} {update.elapsed_s:.1f}s")
+
+        await ensure_local_started(model, progress)
 
     @work(group="mcp", exit_on_error=False)
     async def _run_mcp(self, ready: asyncio.Event) -> None:
@@ -212,13 +242,17 @@ class CoApp(App[None]):
             self._turn_worker.cancel()
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def _run_turn(self, prompt: str) -> None:
+    async def _run_turn(self, prompt: str, pending: Any = None) -> None:
         self.chat.set_busy(True)
         self.turn_tokens = 0
         with full_collections_deferred():
-            await self._turn_body(prompt)
+            await self._turn_body(prompt, pending)
 
-    async def _turn_body(self, prompt: str) -> None:
+    def resume_pending(self, pending: Any) -> None:
+        """A reopened session was waiting for approval: ask again, then continue the run."""
+        self._turn_worker = self._run_turn("", pending)
+
+    async def _turn_body(self, prompt: str, pending: Any = None) -> None:
         try:
             if not await self.wait_ready():
                 self.chat.transcript.add(Note(f"no model: {self.load_error}", "error"))
@@ -226,6 +260,8 @@ class CoApp(App[None]):
             assert self.bundle is not None and self.deps is not None
             from co_tui.orchestrator import run_turn
 
+            if pending is None:
+                self.sessions.begin_turn(prompt)
             result = await run_turn(
                 self.bundle.agent,
                 prompt,
@@ -235,6 +271,8 @@ class CoApp(App[None]):
                 model_settings=self.bundle.model_settings,
                 request_limit=self.settings.max_request_limit,
                 http_retries=self.settings.model_http_retries,
+                on_checkpoint=self.sessions.checkpoint,
+                resume_deferred=pending,
             )
             self.history = result.messages
             self.turn_tokens = result.usage.input_tokens + result.usage.output_tokens
@@ -301,6 +339,7 @@ class CoApp(App[None]):
             session_tokens=self.session_tokens,
             last_answer=self.last_answer,
             copy_to_clipboard=self._copy,
+            extra={"open_spans": self.open_spans, "resume_session": self.sessions.open},
         )
         try:
             outcome = await commands.dispatch(ctx, text)
@@ -312,11 +351,22 @@ class CoApp(App[None]):
             return
         if outcome.history is not None:
             self.history = outcome.history
+            await self.sessions.history_replaced(outcome.history)
             if not outcome.history:
                 self.chat.transcript.clear_all()
                 self.chat.sidebar.new_turn()
                 self.last_answer = ""
         self.refresh_status()
+
+    # -- span viewer (F2, /spans) --
+    def action_spans(self) -> None:
+        self.open_spans()
+
+    def open_spans(self, span_filter: str = "") -> None:
+        from co_tui.tui.screens.spans import SpanScreen
+
+        if not isinstance(self.screen, SpanScreen):
+            self.push_screen(SpanScreen(initial_filter=span_filter))
 
     def show_output(self, content: object) -> None:
         from co_tui.tui.markdown import TranscriptMarkdown

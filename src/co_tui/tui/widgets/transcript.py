@@ -298,6 +298,18 @@ class Transcript(VerticalScroll):
         self._update_marker()
         self.anchor()
 
+    def load_items(self, factories: list[WidgetFactory], visible: int = PRUNE_BATCH) -> None:
+        """A restored conversation: only the last `visible` items are built and mounted now;
+        the rest wait archived (as factories) until the user scrolls up to them."""
+        cut = max(0, len(factories) - visible)
+        self._archived.extend(factories[:cut])
+        widgets = [factory() for factory in factories[cut:]]
+        if widgets:
+            self.mount(*widgets)
+        self._update_marker()
+        self.scroll_end(animate=False)
+        self.anchor()
+
     def _maybe_prune(self) -> None:
         items = self.items
         if len(items) <= MAX_ITEMS or self.scroll_y < self.max_scroll_y - 1:

@@ -1,0 +1,189 @@
+"""The app records every turn; reopening (the --continue / --resume equivalents) brings the
+transcript and the model's memory back, and a pending approval is asked again."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+
+from co_tui.agent import build_agent
+from co_tui.config import Settings
+from co_tui.deps import create_deps
+from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+from co_tui.sessions import SessionStore
+from co_tui.tui.app import CoApp
+from co_tui.tui.screens.approval import ApprovalScreen
+from co_tui.tui.screens.sessions import ConfirmScreen, SessionsScreen
+from co_tui.tui.widgets.transcript import MAX_ITEMS, ToolCallBlock, UserMessage
+from tests.tui.helpers import SIZE, settle, tool_returns
+
+Seen = list[list[ModelMessage]]
+
+
+def make_app(stream: Any, workspace: Path, db: Path, **kw: Any) -> CoApp:
+    settings = Settings(theme="textual-dark")
+    model = FunctionModel(stream_function=stream, model_name="fn")
+    bundle = build_agent(settings, model=model, instructions="test")
+    choice = SandboxChoice(SubprocessSandbox(workspace), "test sandbox")
+    deps = create_deps(settings, workspace, sandbox_choice=choice)
+    return CoApp(settings, bundle=bundle, deps=deps, history_path=None,
+                 session_store=SessionStore(db), **kw)  # fmt: skip
+
+
+def echo_model(seen: Seen) -> Any:
+    async def fn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        seen.append(list(messages))
+        prompts = prompts_of(messages)
+        yield f"You said: {prompts[-1]} (I remember {len(prompts) - 1} earlier prompts)"
+
+    return fn
+
+
+def prompts_of(messages: list[ModelMessage]) -> list[str]:
+    return [str(p.content) for m in messages if isinstance(m, ModelRequest) for p in m.parts
+            if isinstance(p, UserPromptPart)]  # fmt: skip
+
+
+async def submit(pilot: Any, app: CoApp, text: str) -> None:
+    app.chat.prompt.text = text
+    await pilot.press("enter")
+    await settle(pilot, app)
+
+
+async def wait_for(pilot: Any, predicate: Any, tries: int = 200) -> None:
+    for _ in range(tries):
+        await pilot.pause()
+        if predicate():
+            return
+    raise AssertionError("condition never became true")
+
+
+def user_texts(app: CoApp) -> list[str]:
+    return [w.text for w in app.chat.transcript.items if isinstance(w, UserMessage)]
+
+
+async def test_quit_and_continue_brings_transcript_and_memory_back(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    seen: Seen = []
+    first = make_app(echo_model(seen), tmp_path, db)
+    async with first.run_test(size=SIZE) as pilot:
+        await first.wait_ready()
+        await submit(pilot, first, "My name is Ada")
+        await submit(pilot, first, "I like tea")
+        first.exit()
+
+    second = make_app(echo_model(seen), tmp_path, db, continue_latest=True)
+    async with second.run_test(size=SIZE) as pilot:
+        await second.wait_ready()
+        await wait_for(pilot, lambda: len(user_texts(second)) == 2)
+        assert user_texts(second) == ["My name is Ada", "I like tea"]
+        last = second.chat.transcript.items[-1]
+        assert "You said: I like tea" in last._source.markup  # type: ignore[attr-defined]
+        await submit(pilot, second, "What is my name?")
+        # The model's memory is back: the new request carries the earlier turns.
+        assert prompts_of(seen[-1]) == ["My name is Ada", "I like tea", "What is my name?"]
+        assert "I remember 2 earlier prompts" in second.last_answer
+
+    (info,) = SessionStore(db).list()
+    assert info.turns == 3 and info.title == "My name is Ada" and info.message_count == 6
+
+
+async def test_a_long_session_opens_with_only_the_visible_part_built(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    store = SessionStore(db)
+    history: list[ModelMessage] = []
+    from pydantic_ai.messages import ModelResponse, TextPart
+
+    for n in range(300):
+        history += [ModelRequest(parts=[UserPromptPart(content=f"question {n}")]),
+                    ModelResponse(parts=[TextPart(content=f"answer {n}")])]  # fmt: skip
+    store.save("long-session", history, title="long", cwd=str(tmp_path.resolve()))
+    app = make_app(echo_model([]), tmp_path, db, resume="long")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_ready()
+        await wait_for(pilot, lambda: len(app.history) == 600)
+        mounted = app.chat.transcript.items
+        assert len(mounted) <= MAX_ITEMS
+        assert user_texts(app)[-1] == "question 299"
+        assert len(app.chat.transcript._archived) == 600 - len(mounted)
+
+
+def shell_call(marker: str) -> Any:
+    async def fn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        returns = tool_returns(messages)
+        if returns:
+            yield f"Done: {returns[0].content}"
+            return
+        args = json.dumps({"cmd": f"echo made > {marker} && echo created"})
+        yield {0: DeltaToolCall(name="run_shell_command", json_args=args, tool_call_id="c1")}
+
+    return fn
+
+
+async def test_a_pending_approval_is_asked_again_after_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    first = make_app(shell_call("made.txt"), tmp_path, db)
+    async with first.run_test(size=SIZE) as pilot:
+        await first.wait_ready()
+        first.chat.prompt.text = "make the file"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(first.screen, ApprovalScreen))
+        first.exit()  # closed while the modal is open
+    assert not (tmp_path / "made.txt").exists()
+    assert SessionStore(db).list()[0].has_pending
+
+    second = make_app(shell_call("made.txt"), tmp_path, db, continue_latest=True)
+    async with second.run_test(size=SIZE) as pilot:
+        await second.wait_ready()
+        await wait_for(pilot, lambda: isinstance(second.screen, ApprovalScreen))
+        assert second.screen.request.args["cmd"].startswith("echo made")
+        await pilot.press("y")
+        await settle(pilot, second)
+        assert (tmp_path / "made.txt").read_text() == "made\n"
+        assert "created" in second.last_answer
+        assert second.query_one(ToolCallBlock).status == "ok"
+        assert user_texts(second) == ["make the file"]
+    assert not SessionStore(db).list()[0].has_pending
+
+
+async def test_resume_command_lists_searches_deletes_and_opens(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    seen: Seen = []
+    app = make_app(echo_model(seen), tmp_path, db)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_ready()
+        await submit(pilot, app, "Plan the trip to Lisbon")
+        app.run_command("/clear")
+        await wait_for(pilot, lambda: not app.history)
+        await submit(pilot, app, "Draft the quarterly report")
+        app.run_command("/clear")
+        await wait_for(pilot, lambda: not app.history)
+        await submit(pilot, app, "Scratch session")
+
+        app.run_command("/resume")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen))
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        await wait_for(pilot, lambda: screen.table.row_count == 3)
+        # Delete the newest (the scratch session) after confirming.
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.table.row_count == 2)
+        # Search, then open.
+        await pilot.press("slash")
+        for key in "lisbon":
+            await pilot.press(key)
+        await wait_for(pilot, lambda: screen.table.row_count == 1)
+        await pilot.press("enter")  # back to the table
+        await pilot.press("enter")  # open
+        await wait_for(pilot, lambda: user_texts(app) == ["Plan the trip to Lisbon"])
+        await submit(pilot, app, "And the hotel?")
+        assert prompts_of(seen[-1]) == ["Plan the trip to Lisbon", "And the hotel?"]
+    titles = sorted(i.title for i in SessionStore(db).list())
+    assert titles == ["Draft the quarterly report", "Plan the trip to Lisbon"]

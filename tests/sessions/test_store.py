@@ -1,0 +1,254 @@
+"""The SQLite session store: round trips, incremental writes, format versions, listing."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from pydantic_ai import DeferredToolRequests
+from pydantic_ai.messages import (
+    BinaryContent,
+    ImageUrl,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryFeedbackPart,
+    RetryInfo,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.usage import RequestUsage
+
+from co_tui import sessions
+from co_tui.sessions import (
+    FORMAT_VERSION,
+    SessionFormatError,
+    SessionNotFound,
+    SessionRecorder,
+    SessionStore,
+    open_session,
+    title_from_prompt,
+)
+
+T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+def every_part_kind() -> list[ModelMessage]:
+    return [
+        ModelRequest(parts=[
+            SystemPromptPart(content="be brief", timestamp=T0),
+            UserPromptPart(content=[
+                "look at these", ImageUrl(url="https://example.com/cat.png"),
+                BinaryContent(data=b"\x00\x01binary", media_type="application/octet-stream"),
+            ], timestamp=T0),
+        ], instructions="the instructions"),
+        ModelResponse(parts=[
+            ThinkingPart(content="let me think", signature="sig"),
+            TextPart(content="Here is a tool call"),
+            ToolCallPart(tool_name="search", args={"q": "cats", "n": 3}, tool_call_id="c1"),
+            ToolCallPart(tool_name="fetch", args='{"url": "x"}', tool_call_id="c2"),
+        ], usage=RequestUsage(input_tokens=10, output_tokens=5), model_name="fn",
+            timestamp=T0, finish_reason="tool_call"),
+        ModelRequest(parts=[
+            ToolReturnPart(tool_name="search", content={"display": "3 cats", "rows": [1, 2]},
+                           tool_call_id="c1", timestamp=T0),
+            ToolReturnPart(tool_name="fetch", content="url is invalid", tool_call_id="c2",
+                           outcome="retried", timestamp=T0),
+            RetryFeedbackPart(content="answer in JSON", retry=RetryInfo(cause="model_retry"),
+                              timestamp=T0),
+        ]),
+        ModelResponse(parts=[TextPart(content="partial ans")], state="interrupted", timestamp=T0),
+    ]  # fmt: skip
+
+
+def turn(n: int) -> list[ModelMessage]:
+    return [
+        ModelRequest(parts=[UserPromptPart(content=f"question {n}", timestamp=T0)]),
+        ModelResponse(parts=[ToolCallPart(tool_name="t", args={"n": n}, tool_call_id=f"c{n}")],
+                      timestamp=T0),
+        ModelRequest(parts=[ToolReturnPart(tool_name="t", content="r" * 200, tool_call_id=f"c{n}",
+                                           timestamp=T0)]),
+        ModelResponse(parts=[TextPart(content=f"answer {n}")], timestamp=T0),
+    ]  # fmt: skip
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    s = SessionStore(tmp_path / "sessions.db")
+    yield s
+    s.close()
+
+
+def test_round_trip_of_every_part_kind(store: SessionStore, tmp_path: Path) -> None:
+    messages = every_part_kind()
+    store.save("s1", messages, title="t", model="fn", cwd=str(tmp_path))
+    store.close()
+    loaded = SessionStore(store.path).load("s1")  # a fresh process would do the same
+    assert loaded.messages == messages
+    assert loaded.info.interrupted  # the partial answer is marked
+    assert loaded.messages[-1].state == "interrupted"
+    assert loaded.info.message_count == 4 and loaded.info.format_version == FORMAT_VERSION
+
+
+def test_pending_approvals_round_trip(store: SessionStore) -> None:
+    call = ToolCallPart(tool_name="run_shell_command", args={"cmd": "rm x"}, tool_call_id="c9")
+    pending = DeferredToolRequests(approvals=[call], metadata={"c9": {"why": "side effect"}})
+    store.save("s1", turn(1)[:2], pending=pending)
+    loaded = store.load("s1")
+    assert loaded.info.has_pending and loaded.pending == pending
+    # A frontend that will not ask gets the call answered as "not run".
+    history = loaded.history_without_pending()
+    assert isinstance(history[-1].parts[0], ToolReturnPart)
+    assert "never given" in history[-1].parts[0].content
+    store.save("s1", turn(1))
+    assert store.load("s1").pending is None
+
+
+def test_saves_write_only_what_changed(store: SessionStore) -> None:
+    history: list[ModelMessage] = []
+    written = []
+    for n in range(30):
+        history = [*history, *turn(n)]
+        written.append(store.save("s1", history))
+    # Four new messages a turn, plus at most the re-checked tail; never the whole history.
+    assert written[0] == 4 and max(written[1:]) == 4
+    # A message changed in place of an earlier one (a processor's trim) is rewritten too.
+    trimmed = list(history)
+    trimmed[2] = ModelRequest(parts=[ToolReturnPart(tool_name="t", content="r",
+                                                    tool_call_id="c0", timestamp=T0)])  # fmt: skip
+    assert store.save("s1", trimmed) == 1
+    # A shorter history (compaction) deletes the rows past its end.
+    assert store.save("s1", trimmed[:10]) == 0
+    assert store.load("s1").messages == trimmed[:10]
+    # A store that has not seen the session compares with the stored rows.
+    fresh = SessionStore(store.path)
+    assert fresh.save("s1", [*trimmed[:10], *turn(99)]) == 4
+    assert fresh.load("s1").messages == [*trimmed[:10], *turn(99)]
+    fresh.close()
+
+
+def test_list_search_latest_resolve_delete(store: SessionStore, tmp_path: Path) -> None:
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    store.save("aaaa-1", turn(1), title="Plan the trip", cwd=a)
+    store.save("bbbb-2", turn(2), title="Fix 100% of the bugs", cwd=a)
+    store.save("cccc-3", turn(3), title="Other place", cwd=b)
+    assert [i.id for i in store.list(cwd=a)] == ["bbbb-2", "aaaa-1"]
+    assert [i.id for i in store.list(search="trip")] == ["aaaa-1"]
+    assert [i.id for i in store.list(search="100%")] == ["bbbb-2"]
+    assert [i.id for i in store.list(search="cccc")] == ["cccc-3"]
+    assert store.latest(b).id == "cccc-3"  # type: ignore[union-attr]
+    assert store.resolve("bbbb").id == "bbbb-2"
+    with pytest.raises(SessionNotFound):
+        store.resolve("zzzz")
+    store.delete("bbbb-2")
+    assert [i.id for i in store.list(cwd=a)] == ["aaaa-1"]
+    with pytest.raises(SessionNotFound):
+        store.load("bbbb-2")
+    assert store.integrity_check() == "ok"
+
+
+def test_open_session_for_continue_and_resume(store: SessionStore, tmp_path: Path) -> None:
+    assert open_session(store, tmp_path) is None
+    with pytest.raises(SessionNotFound, match="no earlier session"):
+        open_session(store, tmp_path, continue_latest=True)
+    store.save("s1", turn(1), cwd=str(tmp_path.resolve()))
+    store.save("s2", turn(2), cwd=str(tmp_path.resolve()))
+    assert open_session(store, tmp_path, continue_latest=True).info.id == "s2"  # type: ignore[union-attr]
+    assert open_session(store, tmp_path, resume="s1").messages == turn(1)  # type: ignore[union-attr]
+
+
+def _set_format(path: Path, session_id: str, version: int) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE sessions SET format_version = ? WHERE id = ?", (version, session_id))
+
+
+def test_a_newer_format_is_refused_and_kept(store: SessionStore) -> None:
+    store.save("s1", turn(1))
+    _set_format(store.path, "s1", FORMAT_VERSION + 1)
+    with pytest.raises(SessionFormatError, match="newer co-tui"):
+        SessionStore(store.path).load("s1")
+    listed = store.list()
+    assert [i.id for i in listed] == ["s1"] and not listed[0].readable  # still listed
+
+
+def test_an_older_format_without_migration_is_refused(store: SessionStore) -> None:
+    store.save("s1", turn(1))
+    _set_format(store.path, "s1", 0)
+    with pytest.raises(SessionFormatError, match=r"format 0.*cannot migrate"):
+        store.load("s1")
+    assert store.info("s1").message_count == 4  # nothing was dropped
+
+
+def test_an_older_format_is_migrated_and_rewritten(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.save("s1", turn(1))
+    # Pretend format 2 renamed the answer text; format 1 rows are migrated on open.
+    monkeypatch.setattr(sessions, "FORMAT_VERSION", 2)
+    monkeypatch.setitem(sessions.MIGRATIONS, 1, lambda row: row.replace(b"answer 1", b"reply 1"))
+    loaded = store.load("s1")
+    assert loaded.messages[-1].parts[0].content == "reply 1"
+    assert store.info("s1").format_version == 2
+    assert store.load("s1").messages == loaded.messages  # rewritten: migrated once
+
+
+def test_a_pydantic_ai_1x_retry_prompt_row_loads_as_the_2x_parts(store: SessionStore) -> None:
+    store.save("s1", turn(1)[:2])
+    legacy = (
+        b'{"parts":[{"content":"bad args","tool_name":"t","tool_call_id":"c1",'
+        b'"timestamp":"2026-01-02T03:04:05Z","part_kind":"retry-prompt"}],"kind":"request"}'
+    )
+    with sqlite3.connect(store.path) as db:
+        db.execute("INSERT INTO messages VALUES ('s1', 2, 'request', ?)", (legacy,))
+    part = SessionStore(store.path).load("s1").messages[2].parts[0]
+    assert isinstance(part, ToolReturnPart) and part.outcome == "retried"
+    assert (part.tool_call_id, part.content) == ("c1", "bad args")
+
+
+def test_an_unreadable_message_names_itself(store: SessionStore) -> None:
+    store.save("s1", turn(1))
+    with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE messages SET data = ? WHERE seq = 2", (b'{"kind": "request"}',))
+    with pytest.raises(SessionFormatError, match="message 2 cannot be read"):
+        SessionStore(store.path).load("s1")
+
+
+def test_a_database_from_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version=99")
+    with pytest.raises(SessionFormatError, match="newer co-tui"):
+        SessionStore(path).list()
+
+
+def test_recorder_titles_counts_turns_and_starts_new_sessions(store: SessionStore) -> None:
+    rec = SessionRecorder(store, model="fn", cwd="/somewhere")
+    rec.begin_turn("\n  Plan a trip to Lisbon in May " + "x" * 100)
+    rec.save(turn(1))
+    info = store.info(rec.session_id)
+    assert info.title == title_from_prompt("Plan a trip to Lisbon in May " + "x" * 100)
+    assert len(info.title) == 80 and info.turns == 1 and info.model == "fn"
+    assert info.cwd == str(Path("/somewhere").resolve())
+    first = rec.session_id
+    rec.start_new()
+    rec.begin_turn("second session")
+    rec.save(turn(2))
+    assert rec.session_id != first and store.info(first).message_count == 4
+    resumed = SessionRecorder.resume(store, store.load(first))
+    assert (resumed.session_id, resumed.turns, resumed.title) == (first, 1, info.title)
+
+
+def test_the_database_is_in_the_user_data_dir(isolated_env: Path) -> None:
+    store = SessionStore()
+    store.save("s1", turn(1))
+    assert store.path == isolated_env / "data" / "co-tui" / "sessions.db"
+    assert store.path.is_file()
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    store.close()

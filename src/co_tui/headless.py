@@ -46,6 +46,7 @@ class HeadlessFrontend:
         self.errors: list[str] = []
         self.usage: UsageInfo | None = None
         self._ended_with_newline = True
+        self.main_session: str | None = None  # the first turn's; others are sub-agents
 
     # -- output helpers --
     def _event(self, kind: str, session_id: str, **fields: Any) -> None:
@@ -71,7 +72,11 @@ class HeadlessFrontend:
 
     # -- FrontendProtocol --
     def on_turn_start(self, session_id: str, prompt: str) -> None:
+        self.main_session = self.main_session or session_id
         self._event("turn_start", session_id, prompt=prompt)
+
+    def _sub(self, session_id: str) -> bool:
+        return self.main_session is not None and session_id != self.main_session
 
     def on_thinking_start(self, session_id: str) -> None:
         self._event("thinking_start", session_id)
@@ -90,12 +95,16 @@ class HeadlessFrontend:
         self._event("text_start", session_id)
 
     def on_text_delta(self, session_id: str, delta: str) -> None:
-        self.text_parts.append(delta)
         self._event("text_delta", session_id, content=delta)
+        if self._sub(session_id):  # a sub-agent's text goes to its parent, not to stdout
+            return
+        self.text_parts.append(delta)
         self._write_text(delta)
 
     def on_text_end(self, session_id: str, text: str) -> None:
         self._event("text_end", session_id, content=text)
+        if self._sub(session_id):
+            return
         if self.output_format == "text" and not self._ended_with_newline:
             self._write_text("\n")
 
@@ -120,7 +129,8 @@ class HeadlessFrontend:
             self._note(f"← {result.tool_name} [{result.status}]\n{body}")
 
     def on_usage(self, session_id: str, usage: UsageInfo) -> None:
-        self.usage = usage
+        if not self._sub(session_id):
+            self.usage = usage
         self._event("usage", session_id, **asdict(usage))
 
     def on_status(self, session_id: str, status: StatusInfo) -> None:

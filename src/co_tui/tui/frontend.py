@@ -44,11 +44,11 @@ class TuiFrontend:
             self.tool_blocks = {}
             self.chat.sidebar.new_turn()
         else:
-            self.chat.sidebar.subagent_note(session_id, f"started: {prompt}")
+            self.chat.sidebar.subagents.start(session_id, prompt)
 
     def on_turn_end(self, session_id: str, interrupted: bool) -> None:
         if not self._main(session_id):
-            self.chat.sidebar.subagent_note(session_id, "interrupted" if interrupted else "done")
+            self.chat.sidebar.subagents.end(session_id, interrupted)
             return
         if self.current is not None:
             self.current.finish(interrupted)
@@ -114,6 +114,9 @@ class TuiFrontend:
         if not self._main(session_id):
             label = session_id[:8]
             self.chat.sidebar.tool_call(call.tool_call_id, call.tool_name, call.key_arg, label)
+            self.chat.sidebar.subagents.tool_call(
+                session_id, call.tool_call_id, call.tool_name, call.key_arg
+            )
             return
         block = ToolCallBlock(call.tool_call_id, call.tool_name, call.key_arg)
         self.tool_blocks[call.tool_call_id] = block
@@ -125,6 +128,9 @@ class TuiFrontend:
             result.tool_call_id, result.tool_name, result.status, result.duration_s
         )
         if not self._main(session_id):
+            self.chat.sidebar.subagents.tool_result(
+                session_id, result.tool_call_id, result.tool_name, result.status
+            )
             return
         block = self.tool_blocks.get(result.tool_call_id)
         if block is None:
@@ -137,6 +143,10 @@ class TuiFrontend:
     def on_usage(self, session_id: str, usage: UsageInfo) -> None:
         if self._main(session_id):
             self.app.update_usage(usage.input_tokens, usage.output_tokens, usage.requests)
+        else:
+            self.chat.sidebar.subagents.usage(
+                session_id, usage.input_tokens, usage.output_tokens, usage.requests
+            )
 
     def on_status(self, session_id: str, status: StatusInfo) -> None:
         if not self._main(session_id):
@@ -148,7 +158,7 @@ class TuiFrontend:
 
     def on_error(self, session_id: str, message: str) -> None:
         if not self._main(session_id):
-            self.chat.sidebar.subagent_note(session_id, f"error: {message}")
+            self.chat.sidebar.subagents.error(session_id, message)
             return
         self.chat.transcript.add(Note(message, "error"))
 

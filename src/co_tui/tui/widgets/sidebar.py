@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from co_tui.tui.tool_status import glyph, style
+from co_tui.tui.widgets.subagents import SubagentPanel
 
 THINKING_TAIL_CHARS = 1500  # only the end of long thinking is shown: updates stay O(1)
 THINKING_FLUSH = 1 / 15
@@ -34,12 +35,11 @@ class Sidebar(VerticalScroll):
         self._thinking: list[str] = []
         self._thinking_dirty = False
         self._tools: dict[str, ToolRow] = {}
-        self._sub_notes: dict[str, str] = {}
         self._usage_text = Text("no tokens yet", style="dim")
         self._thinking_view = Static(Text("", style="dim italic"), classes="sb-thinking")
         self._tools_view = Static(Text("none", style="dim"), classes="sb-tools")
         self._usage_view = Static(self._usage_text, classes="sb-usage")
-        self._subagents_view = Static("", classes="sb-subagents")
+        self._subagents_view = SubagentPanel(classes="sb-subagents")
         self._thinking_title = Static("Thinking", classes="sb-title")
         self._subagents_title = Static("Sub-agents", classes="sb-title")
 
@@ -98,6 +98,8 @@ class Sidebar(VerticalScroll):
         self._thinking = []
         self._thinking_dirty = True
         self._tools.clear()
+        self._subagents_view.clear()
+        self._subagents_title.display = self._subagents_view.display = False
         self._render_tools()
         self._flush_thinking()
 
@@ -139,15 +141,12 @@ class Sidebar(VerticalScroll):
         self._usage_view.update(text)
 
     # -- sub-agents --
-    def subagent_note(self, session_id: str, note: str) -> None:
-        label = session_id[:8]
-        self._sub_notes[label] = note.replace("\n", " ")[-80:]
+    @property
+    def subagents(self) -> SubagentPanel:
+        """The sub-agent blocks; shown from the first sub-agent on."""
         self._subagents_title.display = True
         self._subagents_view.display = True
-        text = Text()
-        for i, (sid, line) in enumerate(self._sub_notes.items()):
-            if i:
-                text.append("\n")
-            text.append(f"{sid} ", style="magenta")
-            text.append(line, style="dim")
-        self._subagents_view.update(text)
+        return self._subagents_view
+
+    def subagent_note(self, session_id: str, note: str) -> None:
+        self.subagents.note(session_id, note)

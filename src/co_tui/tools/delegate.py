@@ -1,0 +1,65 @@
+"""delegate: hand a self-contained task to a sub-agent with a few read-only tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic_ai import ModelRetry, RunContext
+
+from co_tui.deps import CoDeps
+from co_tui.orchestrator.frontend import NullFrontend
+from co_tui.subagents import read_only_tools, run_subagent
+
+MAX_TASK_CHARS = 4000
+
+
+async def delegate(
+    ctx: RunContext[CoDeps], task: str, tools: list[str] | None = None
+) -> dict[str, Any]:
+    """Hand a self-contained research task to a sub-agent and get back its final report.
+
+    Use it for independent look-ups that can run side by side: call it several times in one
+    response and the sub-agents work concurrently. A sub-agent sees none of this
+    conversation, so say everything it needs in `task`. It can only read, never change
+    anything.
+
+    Args:
+        task: What the sub-agent should find out, complete and self-contained.
+        tools: Names of read-only tools to give it (for example search_notes, read_note,
+            recall_memory, web_search, web_fetch). Empty: it answers from the task alone.
+    """
+    if not task.strip():
+        raise ModelRetry("`task` is empty: describe what the sub-agent should find out.")
+    if len(task) > MAX_TASK_CHARS:
+        raise ModelRetry(f"`task` is longer than {MAX_TASK_CHARS} characters: shorten it.")
+    available = read_only_tools(ctx.deps)
+    names = list(dict.fromkeys(tools or []))
+    unknown = [name for name in names if name not in available]
+    if unknown:
+        raise ModelRetry(
+            f"Not available to sub-agents: {', '.join(unknown)}. "
+            f"Choose from: {', '.join(sorted(available))}."
+        )
+    result = await run_subagent(
+        task,
+        model=ctx.model,
+        tools=[available[name] for name in names],
+        deps=ctx.deps,
+        frontend=ctx.deps.frontend or NullFrontend(),
+        usage=ctx.usage,
+        limits=ctx.usage_limits,
+        model_settings=ctx.model_settings,
+    )
+    tokens = result.usage.input_tokens + result.usage.output_tokens
+    summary = f"{result.usage.requests} request(s), {tokens:,} tokens"
+    if result.error is not None:
+        return {
+            "display": f"sub-agent failed ({summary}): {result.error}",
+            "error": result.error,
+            "session_id": result.session_id,
+        }
+    return {
+        "display": f"sub-agent answered ({summary})",
+        "answer": result.output or "",
+        "session_id": result.session_id,
+    }

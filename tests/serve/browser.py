@@ -1,0 +1,108 @@
+"""Headless Debian Chromium driven by selenium, for the `co-tui serve` test.
+
+The page draws the terminal on a canvas, so the text is read from what the WebSocket
+delivers: a script injected before the page loads keeps every binary frame."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+# As root, on a machine with a closed network (see .ci/setup.d/30-browser.sh).
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1400,900",
+]
+RECORD_TERMINAL_OUTPUT = """
+window.__coOut = [];
+const OriginalWebSocket = window.WebSocket;
+window.WebSocket = function (url, protocols) {
+  const ws = protocols === undefined ? new OriginalWebSocket(url)
+                                     : new OriginalWebSocket(url, protocols);
+  ws.addEventListener("message", (event) => {
+    if (typeof event.data !== "string") {
+      window.__coOut.push(new TextDecoder().decode(new Uint8Array(event.data)));
+    }
+  });
+  return ws;
+};
+window.WebSocket.prototype = OriginalWebSocket.prototype;
+"""
+_ESCAPES = re.compile(r"\x1b\[[0-9;?<>=]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-B]")
+
+
+def require_browser() -> None:
+    """Skip when Chromium or selenium is missing; under CI (CO_TUI_CI=1) fail instead."""
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("selenium (pip install -e '.[dev]')")
+    if not missing:
+        return
+    reason = f"browser test needs {', '.join(missing)} (apt-get install chromium chromium-driver)"
+    if os.environ.get("CO_TUI_CI") == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+class Browser:
+    def __init__(self) -> None:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        self._profile = tempfile.mkdtemp(prefix="co-tui-chromium-")
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in [*CHROMIUM_FLAGS, f"--user-data-dir={self._profile}"]:
+            options.add_argument(flag)
+        self.driver: Any = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        self.driver.execute_cdp_cmd(
+            "Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_TERMINAL_OUTPUT}
+        )
+
+    def open(self, url: str) -> None:
+        self.driver.get(url)
+
+    def terminal_text(self) -> str:
+        raw = self.driver.execute_script("return (window.__coOut || []).join('')")
+        return _ESCAPES.sub("", raw)
+
+    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 30) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.terminal_text()
+            if predicate(text):
+                return text
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what}; the terminal showed:\n{text[-2000:]}")
+
+    def type(self, keys: str) -> None:
+        from selenium.webdriver.common.by import By
+
+        self.driver.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea").send_keys(keys)
+
+    def screenshot(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.driver.save_screenshot(str(path))
+
+    def close(self) -> None:
+        self.driver.quit()
+        shutil.rmtree(self._profile, ignore_errors=True)

@@ -1,0 +1,76 @@
+"""`co-tui serve` as a real process on a free loopback port, with the scripted model."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServeProcess:
+    """`co-tui serve` in its own process group (it starts one app process per browser)."""
+
+    def __init__(self, workspace: Path, port: int) -> None:
+        env = dict(os.environ)
+        env |= {
+            "PYTHONPATH": str(ROOT),
+            "CO_TUI_TEST_MODEL_FACTORY": "tests.serve.scripted:model",
+            "CO_TUI_SANDBOX_BACKEND": "subprocess",
+            "PYDANTIC_AI_NO_BANNER": "1",
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "co_tui.cli", "serve", "--port", str(port)],
+            cwd=workspace,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines: list[str] = []
+        self._url = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            if "token=" in line:
+                self._url.set()
+
+    def url(self, timeout: float = 30) -> str:
+        if not self._url.wait(timeout):
+            raise AssertionError("co-tui serve printed no address:\n" + "".join(self.lines))
+        line = next(line for line in self.lines if "token=" in line)
+        url = line.split("served at ", 1)[1].strip()
+        port = int(url.split("?", 1)[0].rstrip("/").rsplit(":", 1)[1])
+        deadline = time.monotonic() + timeout
+        while True:  # the address is printed just before the server listens
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return url
+            except OSError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    output = "".join(self.lines)
+                    raise AssertionError(f"co-tui serve is not listening:\n{output}") from None
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(self.proc.pid, signal.SIGKILL)

@@ -26,14 +26,19 @@ ToolFunc = Callable[..., Any]
 
 # Tools with side effects: every call waits for the user's decision.
 SIDE_EFFECT_TOOLS: list[ToolFunc] = [
-    run_shell_command, *google_gmail.SIDE_EFFECT_TOOLS, *slack.SIDE_EFFECT_TOOLS,
+    run_shell_command,
+    *google_gmail.SIDE_EFFECT_TOOLS,
+    *slack.SIDE_EFFECT_TOOLS,
     *memory.SIDE_EFFECT_TOOLS,
 ]
 # Read-only tools run without asking (unless all_approval, used by evals).
 READ_ONLY_TOOLS: list[ToolFunc] = [
-    *google_drive.READ_ONLY_TOOLS, *google_gmail.READ_ONLY_TOOLS,
-    *google_calendar.READ_ONLY_TOOLS, *slack.READ_ONLY_TOOLS,
-    *obsidian.READ_ONLY_TOOLS, *memory.READ_ONLY_TOOLS,
+    *google_drive.READ_ONLY_TOOLS,
+    *google_gmail.READ_ONLY_TOOLS,
+    *google_calendar.READ_ONLY_TOOLS,
+    *slack.READ_ONLY_TOOLS,
+    *obsidian.READ_ONLY_TOOLS,
+    *memory.READ_ONLY_TOOLS,
     delegate,  # sub-agents get read-only tools only (subagents.py)
 ]
 
@@ -67,14 +72,18 @@ def build_agent(
     trim, window = history_processors(
         settings.max_history_messages, settings.tool_output_trim_chars, summarizer
     )
+    if instructions is None:
+        model_name = resolved.model_name if resolved else model
+        instructions_source: Any = agent_instructions(
+            settings, model_name, resolved.provider if resolved else ""
+        )
+    else:
+        instructions_source = instructions
     agent: Agent[CoDeps, str | DeferredToolRequests] = Agent(
         model,
         deps_type=CoDeps,
         output_type=[str, DeferredToolRequests],
-        instructions=instructions if instructions is not None else agent_instructions(
-            settings, resolved.model_name if resolved else model,
-            resolved.provider if resolved else "",
-        ),
+        instructions=instructions_source,
         retries=settings.tool_retries,
         name="co",
         capabilities=[ProcessHistory(trim), ProcessHistory(window)],

@@ -298,9 +298,7 @@ COMMANDS: dict[str, SlashCommand] = {
         "copy", "copy the last answer, or its n-th code block", _copy, "/copy [n]"
     ),
     "forget": SlashCommand("forget", "delete a saved memory by its id", _forget, "/forget <id>"),
-    "spans": SlashCommand(
-        "spans", "the live span viewer (also F2)", _spans, "/spans [filter]"
-    ),
+    "spans": SlashCommand("spans", "the live span viewer (also F2)", _spans, "/spans [filter]"),
     "compact": SlashCommand(
         "compact", "summarise the conversation to free context", _compact, "/compact [focus]"
     ),

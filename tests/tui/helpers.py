@@ -98,7 +98,8 @@ async def settle(pilot: Any, app: CoApp) -> None:
     for _ in range(200):
         await pilot.pause()
         if not app.turn_running and all(
-            m.is_settled for m in app.query("AssistantMessage").results()  # type: ignore[attr-defined]
+            m.is_settled
+            for m in app.query("AssistantMessage").results()  # type: ignore[attr-defined]
         ):
             break
     await pilot.pause()

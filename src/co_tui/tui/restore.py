@@ -111,4 +111,3 @@ def transcript_factories(messages: Sequence[ModelMessage]) -> list[WidgetFactory
         if message.state == "interrupted":
             items.append(partial(_note, "interrupted", "warning"))
     return items
-

@@ -16,7 +16,6 @@ THINKING_TAIL_CHARS = 1500  # only the end of long thinking is shown: updates st
 THINKING_FLUSH = 1 / 15
 
 
-
 @dataclass
 class ToolRow:
     name: str

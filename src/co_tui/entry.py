@@ -12,6 +12,8 @@ EXIT_ERROR = 1
 
 
 def main() -> None:
+    # pydantic-ai prints a promotional banner on stderr at the first run; not in our output.
+    os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
     if len(sys.argv) > 1:
         from co_tui.cli import main as cli_main
 

@@ -195,3 +195,22 @@ async def test_ctrl_d_exits(tmp_path: Path) -> None:
 
 async def test_unused(tmp_path: Path) -> None:
     assert tool_returns([]) == []
+
+
+async def test_enter_right_after_fast_typing_sends_everything_typed(tmp_path: Path) -> None:
+    from textual import events
+
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
+        keys = [events.Key("space" if c == " " else c, c) for c in "hello world"]
+        for key in [*keys, events.Key("enter", "\r")]:  # one burst, as a terminal sends it
+            key.set_sender(app)
+            app._driver.send_message(key)  # type: ignore[union-attr]
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if app.history:
+                break
+        await settle(pilot, app)
+        assert user_prompts(app.history) == ["hello world"]
+        assert app.chat.prompt.text == ""

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Static, TextArea
@@ -76,8 +77,9 @@ class PromptHistory:
 
 class PromptInput(TextArea):
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
-        Binding("enter", "submit", "Send", priority=True),
-        Binding("ctrl+j,shift+enter", "newline", "New line", show=False, priority=True),
+        # Shown in the Footer; the keys themselves are handled in _on_key (see there).
+        Binding("enter", "submit", "Send"),
+        Binding("ctrl+j,shift+enter", "newline", "New line", show=False),
         Binding("tab", "complete", "Complete", show=False),
         Binding("ctrl+d", "app.quit", "Quit", show=False),
         Binding("ctrl+c", "interrupt_or_copy", "Cancel / exit", show=False),
@@ -94,6 +96,20 @@ class PromptInput(TextArea):
         )  # fmt: skip
         self.prompt_history = history
         self.busy = False
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Enter is handled here, in the widget's own queue, rather than by a priority
+        # binding: a priority binding fires when the key reaches the app, before keys typed
+        # just before it (a fast typist, a paste without bracketed paste) reach the text.
+        if event.key in ("enter", "ctrl+j", "shift+enter"):
+            event.stop()
+            event.prevent_default()
+            if event.key == "enter":
+                self.action_submit()
+            else:
+                self.action_newline()
+            return
+        await super()._on_key(event)
 
     def set_busy(self, busy: bool) -> None:
         self.busy = busy

@@ -4,6 +4,7 @@ so nothing reads or writes the developer's real ~/.config/co-tui or ~/.local/sha
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,13 @@ def snapshots_in_top_level_folder(monkeypatch: pytest.MonkeyPatch) -> None:
             return str(ROOT / "snapshots" / Path(test_location.filepath).stem)
 
     monkeypatch.setattr(pts, "SVGImageExtension", TopLevelSVG)
+
+
+@pytest.fixture(autouse=True)
+def no_telemetry_leaks_between_tests() -> Iterator[None]:
+    """Telemetry is installed once per process; an app test that starts it (with that test's
+    data dir) must not hand it to the next test."""
+    yield
+    from co_tui.telemetry import shutdown_telemetry
+
+    shutdown_telemetry()

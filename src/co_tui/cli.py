@@ -276,7 +276,7 @@ def eval_command(
     model: Annotated[
         str | None, typer.Option("--model", "-m", help="A pydantic-ai model string.")
     ] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per case.")] = 60.0,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per case.")] = 120.0,
     cases_file: Annotated[
         Path, typer.Option("--cases-file", help="Golden cases; baselines sit beside it.")
     ] = Path("evals/tool_calling.jsonl"),

@@ -171,11 +171,16 @@ class LocalModel(WrapperModel):
 
     def __init__(self, spec: LocalServerSpec, settings: ModelSettings | None = None) -> None:
         from pydantic_ai.models.openai import OpenAIChatModel
+        from pydantic_ai.profiles.openai import OpenAIModelProfile
         from pydantic_ai.providers.openai import OpenAIProvider
 
         # Port and key are only known once the server runs; ensure_started() fills them in.
         provider = OpenAIProvider(base_url="http://127.0.0.1:9/v1", api_key="not-started")
-        super().__init__(OpenAIChatModel(spec.alias, provider=provider, settings=settings))
+        # llama.cpp's server ignores `max_completion_tokens`: send the cap as `max_tokens`.
+        profile = OpenAIModelProfile(openai_chat_supports_max_completion_tokens=False)
+        super().__init__(
+            OpenAIChatModel(spec.alias, provider=provider, profile=profile, settings=settings)
+        )
         self.spec = spec
 
     async def ensure_started(self, progress: ProgressCallback | None = None) -> None:

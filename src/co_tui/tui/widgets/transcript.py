@@ -22,7 +22,7 @@ from co_tui.tui.streaming import COMMIT_CHARS, split_finished
 from co_tui.tui.tool_status import glyph, style
 from co_tui.tui.widgets.lines import RenderedLines
 
-FLUSH_INTERVAL = 1 / 15  # at most ~30 document updates a second, however many deltas
+FLUSH_INTERVAL = 1 / 10  # at most 10 document updates a second, however many deltas
 MAX_ITEMS = 120  # transcript items kept mounted; older ones are archived
 PRUNE_BATCH = 40
 RESULT_COLLAPSE_LINES = 12

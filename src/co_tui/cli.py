@@ -123,7 +123,7 @@ async def _headless(
     if resume == "":
         typer.echo("co-tui: with -p, --resume needs a session id (co-tui sessions)", err=True)
         return EXIT_USAGE
-    store = SessionStore()
+    store = SessionStore(secrets=settings.secret_values())
     try:
         loaded = open_session(store, Path.cwd(), continue_latest=continue_, resume=resume)
     except SessionError as exc:

@@ -22,7 +22,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,8 +183,13 @@ def _info(row: Sequence[Any]) -> SessionInfo:
 class SessionStore:
     """Thread-safe (one connection, one lock); the app calls it from thread workers."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, secrets: Iterable[str] = ()) -> None:
+        """`secrets`: configured secret values; they (and credential-shaped strings) are
+        replaced by [REDACTED] before anything is written."""
+        from co_tui.telemetry.redact import Redactor
+
         self.path = path or default_db_path()
+        self._redactor = Redactor(secrets)
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._written: dict[str, _Written] = {}
@@ -238,14 +243,19 @@ class SessionStore:
             old_tail = written.data[start:]
             del written.objects[start:], written.data[start:]  # in place: no O(n) copy
             for seq in range(start, len(messages)):
-                data = encode_message(messages[seq])
+                data = self._redactor.text(encode_message(messages[seq]).decode()).encode()
                 written.objects.append(messages[seq])
                 written.data.append(data)
                 index = seq - start
                 if index >= len(old_tail) or old_tail[index] != data:
                     rows.append((session_id, seq, messages[seq].kind, data))
             now = time.time()
-            pending_data = _PendingAdapter.dump_json(pending) if pending is not None else None
+            pending_data = (
+                self._redactor.text(_PendingAdapter.dump_json(pending).decode()).encode()
+                if pending is not None
+                else None
+            )
+            title = self._redactor.text(title)
             try:
                 with db:
                     db.execute(

@@ -37,7 +37,7 @@ class SessionController:
         if self._store is None:
             from co_tui.sessions import SessionStore
 
-            self._store = SessionStore()
+            self._store = SessionStore(secrets=self.app.settings.secret_values())
         return self._store
 
     @property

@@ -214,3 +214,22 @@ async def test_enter_right_after_fast_typing_sends_everything_typed(tmp_path: Pa
         await settle(pilot, app)
         assert user_prompts(app.history) == ["hello world"]
         assert app.chat.prompt.text == ""
+
+
+async def test_answer_before_a_tool_call_is_on_screen_under_the_approval_dialog(
+    tmp_path: Path,
+) -> None:
+    from tests.serve.scripted import _stream
+
+    app = make_app(_stream, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
+        await submit(pilot, app, "please")
+        for _ in range(60):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, ApprovalScreen):
+                break
+        assert isinstance(app.screen, ApprovalScreen)
+        (answer,) = app.chat.query(AssistantMessage)
+        assert "STREAM-OK" in answer.text
+        assert answer.is_settled and answer._committed.region.height >= 1

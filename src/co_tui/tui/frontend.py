@@ -166,6 +166,11 @@ class TuiFrontend:
     async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
         from co_tui.tui.screens.approval import ApprovalScreen
 
+        # The answer that led here must be on screen before the dialog covers the chat:
+        # a screen under a modal is not laid out again until the modal closes.
+        for message in self.messages:
+            await message.wait_settled()
+        await self.chat.transcript.layout_settled()
         self.chat.status_bar.set(note="waiting for your decision")
         try:
             decision = await self.app.push_screen_wait(ApprovalScreen(request))

@@ -9,6 +9,7 @@ are pruned from the DOM (kept as cheap factories) and come back when scrolled to
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 
 from rich.console import Group, RenderableType
@@ -87,6 +88,7 @@ class AssistantMessage(Vertical, TranscriptItem):
         self._live: Static | None = None
         self._committed = RenderedLines(classes="md-blocks")
         self._wakeup = asyncio.Event()
+        self._finished = asyncio.Event()
         self._finishing = False
         self._settled = False
         self.interrupted = False
@@ -119,6 +121,7 @@ class AssistantMessage(Vertical, TranscriptItem):
     def finish(self, interrupted: bool = False) -> None:
         self.interrupted = self.interrupted or interrupted
         self._finishing = True
+        self._finished.set()
         self._wakeup.set()
 
     def mark_interrupted(self) -> None:
@@ -143,7 +146,9 @@ class AssistantMessage(Vertical, TranscriptItem):
                     await self._apply(chunk, final=closing)
                 if closing:
                     break
-                await asyncio.sleep(FLUSH_INTERVAL)
+                # Sleep out the interval, unless the answer finishes meanwhile.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._finished.wait(), FLUSH_INTERVAL)
             await self._settle()
         finally:
             self._settled = True
@@ -290,6 +295,13 @@ class Transcript(VerticalScroll):
         self.mount(widget)
         self._maybe_prune()
         return widget
+
+    async def layout_settled(self) -> None:
+        """Wait until pending layout (a committed block's new height) reached the screen."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.call_after_refresh(lambda: done.done() or done.set_result(None))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(done, 0.5)
 
     def clear_all(self) -> None:
         self._archived.clear()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
 
@@ -83,3 +85,11 @@ def make_deps(
         sandbox.isolation_level = isolation  # type: ignore[assignment]
     choice = SandboxChoice(sandbox, "test")
     return create_deps(settings or Settings(), workspace, sandbox_choice=choice)
+
+
+def engine_unavailable(reason: str) -> NoReturn:
+    """A test tier's engine (Docker, bubblewrap, the local model, Chromium) is missing: skip
+    locally with the reason; fail under CI (CO_TUI_CI=1), so CI never goes green by skipping."""
+    if os.environ.get("CO_TUI_CI") == "1":
+        pytest.fail(f"CO_TUI_CI=1 and {reason}", pytrace=False)
+    pytest.skip(reason)

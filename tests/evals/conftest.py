@@ -1,21 +1,6 @@
-"""Eval tests. Those marked `llm` run the real embedded model: without the `local` extra they
-skip locally and fail under CI (CO_TUI_CI=1), exactly like tests/llm/."""
+"""Eval tests marked `llm` run the real embedded model: the same skip-or-fail rule as
+tests/llm/ (skip locally without the `local` extra, fail under CI)."""
 
-from __future__ import annotations
+from tests.llm.conftest import pytest_runtest_setup
 
-import os
-
-import pytest
-
-from tests.llm.conftest import missing_extra_reason
-
-
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.get_closest_marker("llm") is None:
-        return
-    reason = missing_extra_reason()
-    if reason is None:
-        return
-    if os.environ.get("CO_TUI_CI") == "1":
-        pytest.fail(f"CO_TUI_CI=1 and {reason}", pytrace=False)
-    pytest.skip(reason)
+__all__ = ["pytest_runtest_setup"]

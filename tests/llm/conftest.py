@@ -7,7 +7,6 @@ Without it they skip locally, with the install command as the reason; under CI
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from co_tui.config import Settings
 from co_tui.llm import local, local_server
+from tests.helpers import engine_unavailable
 
 
 def missing_extra_reason() -> str | None:
@@ -29,11 +29,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("llm") is None:
         return
     reason = missing_extra_reason()
-    if reason is None:
-        return
-    if os.environ.get("CO_TUI_CI") == "1":
-        pytest.fail(f"CO_TUI_CI=1 and {reason}", pytrace=False)
-    pytest.skip(reason)
+    if reason is not None:
+        engine_unavailable(reason)
 
 
 def local_settings(tmp_path: Path, **overrides: object) -> Settings:

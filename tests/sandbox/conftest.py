@@ -17,15 +17,13 @@ from typing import Any
 import pytest
 
 from co_tui.sandbox.base import SandboxProtocol
+from tests.helpers import engine_unavailable
 
 IMAGE = os.environ.get("CO_TUI_TEST_SANDBOX_IMAGE", "co-tui-sandbox")
 SANDBOX_UID = 1000
 
 
-def unavailable(reason: str) -> None:
-    if os.environ.get("CO_TUI_CI") == "1":
-        pytest.fail(f"CI must run the sandbox tests, but: {reason}")
-    pytest.skip(reason)
+unavailable = engine_unavailable
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ delivers: a script injected before the page loads keeps every binary frame."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import tempfile
@@ -14,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.helpers import engine_unavailable
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -57,10 +56,9 @@ def require_browser() -> None:
         missing.append("selenium (pip install -e '.[dev]')")
     if not missing:
         return
-    reason = f"browser test needs {', '.join(missing)} (apt-get install chromium chromium-driver)"
-    if os.environ.get("CO_TUI_CI") == "1":
-        pytest.fail(reason)
-    pytest.skip(reason)
+    engine_unavailable(
+        f"browser test needs {', '.join(missing)} (apt-get install chromium chromium-driver)"
+    )
 
 
 class Browser:

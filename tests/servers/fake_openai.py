@@ -13,8 +13,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.servers.loopback import LoopbackServer
 
 
 @dataclass
@@ -51,28 +53,13 @@ class Received:
     body: dict[str, Any]
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(LoopbackServer):
     def __init__(self, script: list[Reply] | None = None, default: Reply | None = None) -> None:
         self.script = list(script or [])
         self.default = default or text("ok")
         self.requests: list[Received] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> FakeOpenAIServer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(self._handler())
 
     def _next(self) -> Reply:
         with self._lock:

@@ -8,11 +8,12 @@ without Content-Length.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.servers.loopback import LoopbackServer
 
 Response = tuple[int, dict[str, str], bytes]
 Route = Callable[[dict[str, list[str]], dict[str, str]], Response]
@@ -41,39 +42,14 @@ def html(body: str, status: int = 200) -> Response:
     return status, {"Content-Type": "text/html; charset=utf-8"}, body.encode()
 
 
-class _QuietServer(ThreadingHTTPServer):
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that stops reading (the size cap) resets the connection: not an error."""
-
-
-class WebServer:
+class WebServer(LoopbackServer):
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
         self.chunked: set[str] = set()
         self.hits: list[str] = []
         self.headers_seen: list[dict[str, str]] = []
-        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
+        super().__init__(self._handler(), quiet=True)
         self.add_default_routes()
-
-    @property
-    def port(self) -> int:
-        return int(self._server.server_address[1])
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> WebServer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
     def route(self, path: str, fn: Route, *, chunked: bool = False) -> None:
         self.routes[path] = fn

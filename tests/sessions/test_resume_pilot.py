@@ -20,7 +20,7 @@ from co_tui.tui.app import CoApp
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.screens.sessions import ConfirmScreen, SessionsScreen
 from co_tui.tui.widgets.transcript import MAX_ITEMS, ToolCallBlock, UserMessage
-from tests.tui.helpers import SIZE, settle, tool_returns
+from tests.tui.helpers import SIZE, last_tool_returns, settle
 
 Seen = list[list[ModelMessage]]
 
@@ -115,7 +115,7 @@ async def test_a_long_session_opens_with_only_the_visible_part_built(tmp_path: P
 
 def shell_call(marker: str) -> Any:
     async def fn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
-        returns = tool_returns(messages)
+        returns = last_tool_returns(messages)
         if returns:
             yield f"Done: {returns[0].content}"
             return

@@ -9,8 +9,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+
+from tests.helpers import tool_returns
 
 TASK_A = "find the alpha facts"
 TASK_B = "find the beta facts"
@@ -26,16 +28,6 @@ def first_prompt(messages: list[ModelMessage]) -> str:
                 if isinstance(p, UserPromptPart):
                     return str(p.content)
     return ""
-
-
-def returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
-    return [
-        p
-        for m in messages
-        if isinstance(m, ModelRequest)
-        for p in m.parts
-        if isinstance(p, ToolReturnPart)
-    ]
 
 
 @dataclass
@@ -62,7 +54,7 @@ class DelegatingScript:
                 yield item
             return
         self.parent_requests += 1
-        done = returns(messages)
+        done = tool_returns(messages)
         if not done:
             yield "Let me ask two helpers. "
             for i, task in enumerate((TASK_A, TASK_B)):
@@ -84,7 +76,7 @@ class DelegatingScript:
             self.started.add(task)
             if len(self.started) == 2:
                 self.both_started.set()
-            if task == TASK_A and not returns(messages):
+            if task == TASK_A and not tool_returns(messages):
                 yield {0: DeltaToolCall(name="list_memories", json_args="{}", tool_call_id="lm-a")}
                 return
             yield "child thinking aloud: "

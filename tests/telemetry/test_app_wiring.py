@@ -16,14 +16,14 @@ from co_tui.telemetry import default_db_path, setup_telemetry, shutdown_telemetr
 from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.screens.spans import SpanScreen
 from tests.telemetry.test_viewer import names, until
-from tests.tui.helpers import make_app, tool_returns
+from tests.tui.helpers import last_tool_returns, make_app
 
 SIZE = (120, 40)
 
 
 def shell_then_slow_answer(release: asyncio.Event) -> Any:
     async def fn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
-        if not tool_returns(messages):
+        if not last_tool_returns(messages):
             yield {
                 0: DeltaToolCall(
                     name="run_shell_command", json_args='{"cmd": "echo live"}', tool_call_id="c1"

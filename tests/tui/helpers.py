@@ -42,7 +42,7 @@ def last_request(messages: list[ModelMessage]) -> ModelRequest | None:
     return None
 
 
-def tool_returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
+def last_tool_returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
     req = last_request(messages)
     return [p for p in (req.parts if req else []) if isinstance(p, ToolReturnPart)]
 
@@ -70,7 +70,7 @@ def shell_then_text(cmds: list[str], final: str = "done") -> StreamFn:
     followed by what the tools returned, so tests can see what reached the model."""
 
     async def fn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
-        returns = tool_returns(messages)
+        returns = last_tool_returns(messages)
         if not returns:
             for i, cmd in enumerate(cmds):
                 yield {i: DeltaToolCall(name="run_shell_command", json_args=_json({"cmd": cmd}),

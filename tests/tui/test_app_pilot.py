@@ -14,11 +14,11 @@ from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.transcript import AssistantMessage, ToolCallBlock, UserMessage
 from tests.tui.helpers import (
     SIZE,
+    last_tool_returns,
     make_app,
     settle,
     shell_then_text,
     text_stream,
-    tool_returns,
     user_prompts,
 )
 
@@ -194,7 +194,7 @@ async def test_ctrl_d_exits(tmp_path: Path) -> None:
 
 
 async def test_unused(tmp_path: Path) -> None:
-    assert tool_returns([]) == []
+    assert last_tool_returns([]) == []
 
 
 async def test_enter_right_after_fast_typing_sends_everything_typed(tmp_path: Path) -> None:

@@ -47,6 +47,9 @@ class CoDeps:
     # Mutable per-session state.
     google_creds: Any | None = field(default=None, repr=False)
     drive_page_tokens: dict[str, list[str]] = field(default_factory=dict)
+    # tool_call_id -> the command auto-approved as read-only: the shell tool runs exactly
+    # those calls in the sandbox's read-only view of the workspace.
+    read_only_approvals: dict[str, str] = field(default_factory=dict)
     compact_next_request: bool = False  # set by run_turn after a context-window error
     # Set by run_turn to the turn's frontend: sub-agents (tools/delegate.py) report to it.
     frontend: FrontendProtocol | None = field(default=None, repr=False)

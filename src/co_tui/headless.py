@@ -16,12 +16,14 @@ from typing import Any, Literal, TextIO
 
 from co_tui.orchestrator.frontend import (
     ApprovalDecision,
+    ApprovalRecord,
     ApprovalRequest,
     StatusInfo,
     ToolCallInfo,
     ToolResultInfo,
     UsageInfo,
 )
+from co_tui.visible import visible
 
 OutputFormat = Literal["text", "json", "stream-json"]
 
@@ -116,7 +118,7 @@ class HeadlessFrontend:
             "status": "running",
         }
         self._event("tool_call", session_id, **asdict(call))
-        self._note(f"→ {call.tool_name}: {call.key_arg}")
+        self._note(f"→ {call.tool_name}: {visible(call.key_arg)}")
 
     def on_tool_result(self, session_id: str, result: ToolResultInfo) -> None:
         entry = self.tool_calls.setdefault(
@@ -125,7 +127,7 @@ class HeadlessFrontend:
         entry.update(status=result.status, result=result.display or result.content)
         self._event("tool_result", session_id, **asdict(result))
         if result.status != "denied":
-            body = result.display or result.content
+            body = visible(result.display or result.content, keep="\n\t")
             self._note(f"← {result.tool_name} [{result.status}]\n{body}")
 
     def on_usage(self, session_id: str, usage: UsageInfo) -> None:
@@ -146,26 +148,32 @@ class HeadlessFrontend:
         self._event("turn_end", session_id, interrupted=interrupted)
 
     async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
-        decision = ApprovalDecision.APPROVE if self.approve_all else ApprovalDecision.DENY
+        return ApprovalDecision.APPROVE if self.approve_all else ApprovalDecision.DENY
+
+    def on_approval(self, session_id: str, record: ApprovalRecord) -> None:
+        """One line for every decision, automatic ones included."""
         self._event(
             "approval",
             session_id,
-            tool_call_id=request.tool_call_id,
-            tool_name=request.tool_name,
-            args=request.args,
-            reason=request.reason,
-            decision=decision.value,
-            args_sha256=request.args_hash,
+            tool_call_id=record.tool_call_id,
+            tool_name=record.tool_name,
+            args=record.args,
+            reason=record.reason,
+            decision=record.decision,
+            read_only=record.read_only,
+            args_sha256=record.args_hash,
         )
-        args = json.dumps(request.args, ensure_ascii=False)
-        if decision is ApprovalDecision.DENY:
-            self.denials.append(
-                {"id": request.tool_call_id, "name": request.tool_name, "args": request.args}
-            )
-            self._note(f"denied {request.tool_name}({args}): pass --yes to approve side effects")
+        call = f"{record.tool_name}({json.dumps(record.args, ensure_ascii=True)})"
+        if record.decision == "deny":
+            denial = {"id": record.tool_call_id, "name": record.tool_name, "args": record.args}
+            self.denials.append({**denial, "reason": record.reason})
+            hint = " — pass --yes to approve side effects" if not self.approve_all else ""
+            self._note(f"denied {call}: {record.reason}{hint}")
+        elif record.decision == "auto":
+            where = " (read-only workspace, no network)" if record.read_only else ""
+            self._note(f"auto-approved {call}{where}: {record.reason}")
         else:
-            self._note(f"approved {request.tool_name}({args}) (--yes)")
-        return decision
+            self._note(f"approved {call} (--yes)")
 
     # -- the json summary --
     def summary(

@@ -48,6 +48,7 @@ async def test_thinking_text_and_tool_events_have_explicit_boundaries(tmp_path: 
         "text_end",  # committed before the tool event
         "tool_call",
         "prompt_approval",
+        "approval",
         "tool_result",
         "text_start",
         "text_delta",

@@ -1,5 +1,6 @@
 from co_tui.orchestrator.frontend import (
     ApprovalDecision,
+    ApprovalRecord,
     ApprovalRequest,
     FrontendProtocol,
     NullFrontend,
@@ -8,7 +9,7 @@ from co_tui.orchestrator.frontend import (
     ToolResultInfo,
     UsageInfo,
 )
-from co_tui.orchestrator.turn import ApprovalRecord, TurnResult, run_turn
+from co_tui.orchestrator.turn import TurnResult, run_turn
 
 __all__ = [
     "ApprovalDecision",

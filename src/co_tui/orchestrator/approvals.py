@@ -1,19 +1,20 @@
 """Which deferred calls need the user, and what the user decided.
 
-Safe shell prefixes auto-approve only inside an isolating sandbox, and never when the
-command holds a shell operator. What is approved is exactly what runs: approved calls are
-resumed with `ToolApproved(override_args=<the args shown>)`.
+A command the read-only classifier accepts is approved without asking, only inside an
+isolating sandbox, and runs there in a read-only view of the workspace with no network.
+What is approved is exactly what runs: approved calls are resumed with
+`ToolApproved(override_args=<the args shown>)`.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic_ai.messages import ToolCallPart
 
-# Any of these makes a command compound, redirected, substituted or backgrounded.
-SHELL_OPERATORS = (";", "&", "|", ">", "<", "`", "$(", "\n", "\r")
+from co_tui.orchestrator.readonly import SHELL_OPERATORS, classify_read_only
 
 SHELL_TOOL = "run_shell_command"
 
@@ -37,32 +38,50 @@ def has_shell_operator(cmd: str) -> bool:
 
 
 def is_safe_command(cmd: str, safe_prefixes: list[str]) -> bool:
-    """A command is safe when it is a known read-only prefix and has no operator at all."""
-    stripped = cmd.strip()
-    if not stripped or has_shell_operator(cmd):
-        return False
-    for prefix in safe_prefixes:
-        prefix = prefix.strip()
-        if prefix and (stripped == prefix or stripped.startswith(prefix + " ")):
-            return True
-    return False
+    """Whether `cmd` may run without asking, in a read-only view of the workspace."""
+    return classify_read_only(cmd, safe_prefixes).safe
 
 
-def auto_approval_reason(
+@dataclass(frozen=True)
+class AutoApproval:
+    """Why a call runs without asking; `read_only` calls run in a read-only workspace."""
+
+    reason: str
+    read_only: bool
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The orchestrator's verdict on one deferred call before anyone is asked."""
+
+    auto: AutoApproval | None
+    ask_reason: str  # shown in the dialog (and in the decision line) when the user decides
+
+
+def decide_policy(
     part: ToolCallPart,
     *,
     auto_confirm: bool,
     isolation_level: str,
     safe_prefixes: list[str],
-) -> str | None:
-    """Why this call may run without asking, or None when the user must decide."""
+) -> Policy:
+    """Auto-approve (yolo, or a read-only command in an isolating sandbox), else ask and say why."""
+    ask = approval_reason(part.tool_name, isolation_level)
     if auto_confirm:
-        return "session approve-all (yolo) is on"
-    if part.tool_name == SHELL_TOOL and isolation_level != "none":
-        cmd = tool_args(part).get("cmd")
-        if isinstance(cmd, str) and is_safe_command(cmd, safe_prefixes):
-            return "read-only command in an isolating sandbox"
-    return None
+        return Policy(AutoApproval("session approve-all (yolo) is on", read_only=False), ask)
+    if part.tool_name != SHELL_TOOL:
+        return Policy(None, ask)
+    cmd = tool_args(part).get("cmd")
+    if not isinstance(cmd, str):
+        return Policy(None, ask)
+    verdict = classify_read_only(cmd, safe_prefixes)
+    if verdict.safe and isolation_level != "none":
+        return Policy(AutoApproval(verdict.reason, read_only=True), ask)
+    if verdict.safe:
+        return Policy(None, f"{ask}; read-only commands run without asking only in a sandbox")
+    if verdict.reason:
+        return Policy(None, f"{ask}; not run automatically: {verdict.reason}")
+    return Policy(None, ask)
 
 
 # Why a side-effectful tool needs the user: shown in the approval dialog.

@@ -44,6 +44,23 @@ class ApprovalRequest:
         return args_hash(self.args)
 
 
+ApprovalKind = Literal["approve", "deny", "approve_all", "auto"]
+
+
+@dataclass(frozen=True)
+class ApprovalRecord:
+    """One decision on one deferred call: the user's, or an automatic one. Every decision
+    is reported to the frontend (one transcript line) and kept in the turn's result."""
+
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    args_hash: str
+    decision: ApprovalKind
+    reason: str  # why it was decided this way: the rule that auto-approved, why it asked
+    read_only: bool = False  # auto-approved to run in a read-only view of the workspace
+
+
 @dataclass(frozen=True)
 class ToolCallInfo:
     tool_call_id: str
@@ -106,6 +123,8 @@ class FrontendProtocol(Protocol):
 
     def on_turn_end(self, session_id: str, interrupted: bool) -> None: ...
 
+    def on_approval(self, session_id: str, record: ApprovalRecord) -> None: ...
+
     async def prompt_approval(
         self, session_id: str, request: ApprovalRequest
     ) -> ApprovalDecision: ...
@@ -151,6 +170,9 @@ class NullFrontend:
         pass
 
     def on_turn_end(self, session_id: str, interrupted: bool) -> None:
+        pass
+
+    def on_approval(self, session_id: str, record: ApprovalRecord) -> None:
         pass
 
     async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:

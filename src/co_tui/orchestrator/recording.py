@@ -8,6 +8,7 @@ from typing import Any
 
 from co_tui.orchestrator.frontend import (
     ApprovalDecision,
+    ApprovalRecord,
     ApprovalRequest,
     StatusInfo,
     ToolCallInfo,
@@ -85,6 +86,9 @@ class RecordingFrontend:
 
     def on_turn_end(self, session_id: str, interrupted: bool) -> None:
         self._rec("turn_end", session_id, interrupted)
+
+    def on_approval(self, session_id: str, record: ApprovalRecord) -> None:
+        self._rec("approval", session_id, record)
 
     async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
         self.approval_requests.append(request)

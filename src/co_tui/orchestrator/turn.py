@@ -29,39 +29,39 @@ from pydantic_ai import (
     UsageLimits,
 )
 from pydantic_ai.exceptions import ModelAPIError
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    UserPromptPart,
+)
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
 
 from co_tui.deps import CoDeps
-from co_tui.orchestrator.approvals import approval_reason, auto_approval_reason, tool_args
+from co_tui.orchestrator.approvals import decide_policy, tool_args
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
 from co_tui.orchestrator.events import EventTranslator
 from co_tui.orchestrator.frontend import (
     ApprovalDecision,
+    ApprovalKind,
+    ApprovalRecord,
     ApprovalRequest,
     FrontendProtocol,
     StatusInfo,
     UsageInfo,
+    args_hash,
 )
 from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
 from co_tui.telemetry.tracing import approval_clock, trace_approval, traced_turn
 
 DENIED_MESSAGE = "The user denied this action."
+DUPLICATE_ID_MESSAGE = "Refused: two tool calls in one response used the same id; call again."
 
 Sleep = Callable[[float], Awaitable[None]]
 # Persistence hook: the history so far and, at an approval pause, the pending requests.
 Checkpoint = Callable[[list[ModelMessage], DeferredToolRequests | None], Awaitable[None]]
-
-
-@dataclass
-class ApprovalRecord:
-    tool_call_id: str
-    tool_name: str
-    args: dict[str, Any]
-    args_hash: str
-    decision: str  # approve | deny | approve_all | auto
-    reason: str
 
 
 @dataclass
@@ -148,41 +148,49 @@ async def _decide_approvals(
     frontend: FrontendProtocol,
     records: list[ApprovalRecord],
 ) -> DeferredToolResults:
+    """Decide every deferred call; each decision is reported (one line) and recorded."""
     results: dict[str, Any] = {}
-    needs_user = []
+    needs_user: list[tuple[ToolCallPart, dict[str, Any], str]] = []
+
+    def record(part: ToolCallPart, args: dict[str, Any], decision: ApprovalKind, reason: str,
+               read_only: bool = False, started: int | None = None) -> None:  # fmt: skip
+        entry = ApprovalRecord(
+            part.tool_call_id, part.tool_name, args, args_hash(args), decision, reason, read_only
+        )
+        records.append(entry)
+        trace_approval(entry, started)
+        frontend.on_approval(deps.session_id, entry)
+
+    ids = [part.tool_call_id for part in requests.approvals]
     for part in requests.approvals:
         args = tool_args(part)
-        auto = auto_approval_reason(
+        if ids.count(part.tool_call_id) > 1:  # ambiguous: an approval could reach the other call
+            results[part.tool_call_id] = ToolDenied(DUPLICATE_ID_MESSAGE)
+            record(part, args, "deny", "two calls in one response share this call id")
+            continue
+        policy = decide_policy(
             part,
             auto_confirm=deps.auto_confirm,
             isolation_level=deps.sandbox.isolation_level,
             safe_prefixes=deps.shell_safe_commands,
         )
-        if auto:
+        if policy.auto is not None:
             results[part.tool_call_id] = ToolApproved(override_args=args)
-            request = ApprovalRequest(part.tool_call_id, part.tool_name, args, auto)
-            records.append(
-                ApprovalRecord(
-                    part.tool_call_id, part.tool_name, args, request.args_hash, "auto", auto
-                )
-            )
-            trace_approval(records[-1])
+            if policy.auto.read_only:
+                deps.read_only_approvals[part.tool_call_id] = args["cmd"]
+            record(part, args, "auto", policy.auto.reason, policy.auto.read_only)
         else:
-            needs_user.append((part, args))
+            needs_user.append((part, args, policy.ask_reason))
 
-    for index, (part, args) in enumerate(needs_user, start=1):
+    for index, (part, args, reason) in enumerate(needs_user, start=1):
         started = approval_clock()
+        request = ApprovalRequest(
+            part.tool_call_id, part.tool_name, args, reason, index, len(needs_user)
+        )
         if deps.auto_confirm:  # the user chose "approve all" on an earlier call of this batch
             decision = ApprovalDecision.APPROVE_ALL
             reason = "session approve-all (yolo) is on"
-            request = ApprovalRequest(
-                part.tool_call_id, part.tool_name, args, reason, index, len(needs_user)
-            )
         else:
-            reason = approval_reason(part.tool_name, deps.sandbox.isolation_level)
-            request = ApprovalRequest(
-                part.tool_call_id, part.tool_name, args, reason, index, len(needs_user)
-            )
             decision = await frontend.prompt_approval(deps.session_id, request)
         if decision is ApprovalDecision.APPROVE_ALL:
             deps.auto_confirm = True
@@ -191,12 +199,7 @@ async def _decide_approvals(
             results[part.tool_call_id] = ToolApproved(override_args=request.args)
         else:
             results[part.tool_call_id] = ToolDenied(DENIED_MESSAGE)
-        records.append(
-            ApprovalRecord(
-                part.tool_call_id, part.tool_name, args, request.args_hash, decision.value, reason
-            )
-        )
-        trace_approval(records[-1], started)
+        record(part, request.args, decision.value, reason, started=started)
 
     for part in requests.calls:  # external calls: none of our tools defers this way
         results[part.tool_call_id] = ToolDenied("This tool cannot run here.")

@@ -42,7 +42,13 @@ class SandboxProtocol(Protocol):
     name: str
     isolation_level: IsolationLevel
 
-    async def run_command(self, cmd: str, timeout: float = 120) -> CommandResult: ...
+    async def run_command(
+        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+    ) -> CommandResult:
+        """Run `cmd` in the workspace. `read_only`: in a read-only view of the workspace with
+        no network (auto-approved commands); a backend that cannot isolate raises
+        SandboxError rather than run it with less."""
+        ...
 
     async def cleanup(self) -> None: ...
 

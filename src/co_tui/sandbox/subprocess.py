@@ -104,7 +104,11 @@ class SubprocessSandbox:
         self.workspace = workspace
         self.output_limit = output_limit
 
-    async def run_command(self, cmd: str, timeout: float = 120) -> CommandResult:
+    async def run_command(
+        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+    ) -> CommandResult:
+        if read_only:
+            raise SandboxError("the subprocess backend has no read-only view of the workspace")
         return await run_in_process_group(
             ["/bin/sh", "-c", cmd],
             cwd=self.workspace,

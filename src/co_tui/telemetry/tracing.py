@@ -125,20 +125,23 @@ class TracingSandbox:
     def __repr__(self) -> str:
         return f"TracingSandbox({self._inner!r})"
 
-    async def run_command(self, cmd: str, timeout: float = 120) -> CommandResult:
+    async def run_command(
+        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+    ) -> CommandResult:
         telemetry = active_telemetry()
         if telemetry is None:
-            return await self._inner.run_command(cmd, timeout=timeout)
+            return await self._inner.run_command(cmd, timeout=timeout, read_only=read_only)
         attributes = {
             "co.sandbox.name": str(self._inner.name),
             "co.sandbox.isolation": str(self._inner.isolation_level),
             "co.sandbox.command": cmd,
             "co.sandbox.timeout_s": float(timeout),
+            "co.sandbox.read_only": read_only,
         }
         with telemetry.tracer.start_as_current_span(
             "sandbox_command", attributes=attributes
         ) as span:
-            result = await self._inner.run_command(cmd, timeout=timeout)
+            result = await self._inner.run_command(cmd, timeout=timeout, read_only=read_only)
             span.set_attributes(
                 {
                     "co.sandbox.exit_code": result.exit_code,

@@ -17,9 +17,17 @@ async def run_shell_command(ctx: RunContext[CoDeps], cmd: str, timeout: int = 12
     """
     if not cmd.strip():
         raise ModelRetry("The command is empty: pass the shell command line to run in `cmd`.")
+    if "\x00" in cmd:
+        raise ModelRetry("The command contains a NUL byte, which no shell can run: remove it.")
+    # Auto-approved (not asked) commands run in a read-only view of the workspace.
+    approved_read_only = ctx.deps.read_only_approvals.pop(ctx.tool_call_id or "", None)
+    if approved_read_only is not None and approved_read_only != cmd:
+        raise ModelRetry("The command differs from the one that was approved; call again.")
     effective = max(1, min(timeout, ctx.deps.sandbox_max_timeout))
     try:
-        result = await ctx.deps.sandbox.run_command(cmd, timeout=effective)
+        result = await ctx.deps.sandbox.run_command(
+            cmd, timeout=effective, read_only=approved_read_only is not None
+        )
     except SandboxError as exc:
         raise ModelRetry(f"The sandbox could not run the command: {exc}") from exc
     return result.for_model(effective)

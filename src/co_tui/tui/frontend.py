@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from co_tui.orchestrator.frontend import (
     ApprovalDecision,
+    ApprovalRecord,
     ApprovalRequest,
     StatusInfo,
     ToolCallInfo,
@@ -19,6 +20,7 @@ from co_tui.orchestrator.frontend import (
     UsageInfo,
 )
 from co_tui.tui.widgets.transcript import AssistantMessage, Note, ToolCallBlock
+from co_tui.visible import visible
 
 if TYPE_CHECKING:
     from co_tui.tui.app import CoApp
@@ -163,6 +165,12 @@ class TuiFrontend:
         self.chat.transcript.add(Note(message, "error"))
 
     # -- approvals --
+    def on_approval(self, session_id: str, record: ApprovalRecord) -> None:
+        if not self._main(session_id):
+            self.chat.sidebar.subagent_note(session_id, f"{record.decision}: {record.tool_name}")
+            return
+        self.chat.transcript.add(Note(approval_line(record), "info"))
+
     async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
         from co_tui.tui.screens.approval import ApprovalScreen
 
@@ -177,3 +185,23 @@ class TuiFrontend:
         finally:
             self.chat.status_bar.set(note="")
         return decision if isinstance(decision, ApprovalDecision) else ApprovalDecision.DENY
+
+
+_DECISION_WORDS = {
+    "approve": "you approved",
+    "approve_all": "you approved all for this session",
+    "deny": "denied",
+    "auto": "auto-approved",
+}
+
+
+def approval_line(record: ApprovalRecord) -> str:
+    """One transcript line per decision: what, how it was decided, and why."""
+    from co_tui.orchestrator.approvals import key_argument
+
+    what = visible(key_argument(record.tool_name, record.args)).replace("\n", "⏎")
+    if len(what) > 60:
+        what = what[:59] + "…"
+    where = ", read-only" if record.read_only else ""
+    words = _DECISION_WORDS.get(record.decision, record.decision)
+    return f"{words} {record.tool_name} {what}{where} — {record.reason}"

@@ -1,0 +1,53 @@
+"""Make hidden characters visible: what a user approves must look exactly like what runs.
+
+Control characters (C0 but newline, DEL, C1), ESC-led terminal sequences, bidi overrides and
+isolates, zero-width and other invisible format characters are replaced by a printable
+escape (`\\x1b`, `\\u202e`, `\\t`). Newlines stay, so multi-line values keep their lines.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+
+_NAMED = {"\t": "\\t", "\r": "\\r", "\x1b": "\\x1b", "\x00": "\\x00"}
+
+
+def is_hidden(char: str, keep: str = "\n") -> bool:
+    """True for a character that a terminal would not show as itself (`keep`: shown as is)."""
+    if char in keep:
+        return False
+    category = unicodedata.category(char)
+    # Cc: controls (C0, DEL, C1); Cf: format (bidi, zero-width, BOM, soft hyphen…);
+    # Zl/Zp: line/paragraph separators; Co/Cs/Cn: private, surrogate, unassigned.
+    return category in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn")
+
+
+def escape_char(char: str) -> str:
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible_segments(text: str, keep: str = "\n") -> Iterator[tuple[str, bool]]:
+    """(piece, was_hidden) in order: plain runs as they are, each hidden char escaped."""
+    start = 0
+    for index, char in enumerate(text):
+        if is_hidden(char, keep):
+            if index > start:
+                yield text[start:index], False
+            yield escape_char(char), True
+            start = index + 1
+    if start < len(text):
+        yield text[start:], False
+
+
+def visible(text: str, keep: str = "\n") -> str:
+    """`text` with every hidden character replaced by its printable escape. Command output
+    passes keep="\n\t" (tabs are layout there); arguments to approve keep only newlines."""
+    return "".join(piece for piece, _ in visible_segments(text, keep))
+
+
+def has_hidden(text: str, keep: str = "\n") -> bool:
+    return any(is_hidden(c, keep) for c in text)

@@ -112,6 +112,18 @@ def test_shell_call_runs_with_yes_and_its_output_reaches_the_model(tmp_path: Pat
     assert summary["text"] == "Done." and summary["tool_calls"][0]["status"] == "ok"
 
 
+def test_a_command_that_exits_non_zero_is_shown_as_failed(tmp_path: Path) -> None:
+    script = [tool_call("run_shell_command", cmd="echo partial; exit 3"), text("It failed.")]
+    with serve(script) as srv:
+        proc = run_cli(["-p", "try it", "--yes"], tmp_path, **openai_env(srv.url))
+    assert proc.returncode == 0, proc.stderr
+    assert "← run_shell_command [failed]\npartial\n[exit code 3]" in proc.stderr
+    assert proc.stdout.strip() == "It failed."
+    tool_message = srv.requests[1].body["messages"][-1]  # the model still gets it all
+    assert tool_message["role"] == "tool"
+    assert "partial" in tool_message["content"] and "exit code 3" in tool_message["content"]
+
+
 def test_abort_exits_non_zero_with_a_message(tmp_path: Path) -> None:
     with serve([error(401, "invalid api key")]) as srv:
         proc = run_cli(["-p", "hi"], tmp_path, **openai_env(srv.url))

@@ -48,6 +48,8 @@ class MCPServerConfig(BaseModel):
     approval: Literal["auto", "never"] = "auto"
 
 
+# Run without asking (only in an isolating sandbox, read-only) when the arguments pass the
+# per-program rules in orchestrator/readonly.py; entries may name a git subcommand.
 DEFAULT_SAFE_COMMANDS = [
     "ls",
     "cat",

@@ -4,6 +4,9 @@ pydantic-ai connects toolsets when a run (or `async with agent:`) starts, so one
 cannot start would fail every turn. Instead `connect_mcp_servers` connects each server on its
 own with a timeout and keeps it entered for the session; only the ones that connected are
 attached (`attach_mcp`), and the rest become `MCPFailure`s for the status bar and /status.
+A tool whose prefixed name is taken (by a built-in tool, or by an earlier server's tool) is
+left out of its server (`.filtered`) and reported as an `MCPFailure` naming the tool: two
+tools with one name would make pydantic-ai fail every turn.
 
 Usage (the app or headless entry point owns the connection's lifetime):
 
@@ -45,10 +48,12 @@ _SAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 @dataclass(frozen=True)
 class MCPFailure:
-    """A configured server that is not available in this session."""
+    """A configured server that is not available in this session or, when `tool` is set,
+    one tool of a connected server that was refused (its prefixed name)."""
 
     server: str
     message: str
+    tool: str | None = None
 
 
 @dataclass
@@ -58,8 +63,9 @@ class MCPServerHandle:
     name: str
     prefix: str
     toolset: AbstractToolset[Any]
-    tool_names: list[str]
+    tool_names: list[str]  # prefixed, as the model sees them
     approval: bool
+    original_names: dict[str, str] = field(default_factory=dict)  # prefixed -> the server's
     _raw: Any = field(repr=False, default=None)  # the entered MCPToolset
     _transport: Any = field(repr=False, default=None)
 
@@ -151,15 +157,44 @@ async def _connect_one(
     toolset: Any = _GuardedToolset(raw, server=name).prefixed(prefix)
     if config.approval == "auto":
         toolset = toolset.approval_required()
+    original_names = {f"{prefix}_{t.name}": t.name for t in tools}
     return MCPServerHandle(
         name=name,
         prefix=prefix,
         toolset=toolset,
-        tool_names=[f"{prefix}_{t.name}" for t in tools],
+        tool_names=list(original_names),
         approval=config.approval == "auto",
+        original_names=original_names,
         _raw=raw,
         _transport=transport,
     )
+
+
+def builtin_tool_names(settings: Settings) -> set[str]:
+    """The names build_agent gives its own tools for these settings (nothing is run: the
+    agent is built on the offline "test" model only to read them)."""
+    from co_tui.agent import build_agent
+
+    return set(build_agent(settings, model="test", instructions="").tool_names)
+
+
+def _refuse_taken_names(server: MCPServerHandle, owners: dict[str, str]) -> list[MCPFailure]:
+    """Leave out the server's tools whose names `owners` (name -> who has it) already holds;
+    the rest are claimed for this server."""
+    refused: list[MCPFailure] = []
+    for name in server.tool_names:
+        owner = owners.get(name)
+        if owner is None:
+            owners[name] = f"a tool of the MCP server '{server.name}'"
+            continue
+        original = server.original_names.get(name, name)
+        message = f"its tool '{original}' is left out: `{name}` is already the name of {owner}"
+        refused.append(MCPFailure(server.name, message, tool=name))
+    if refused:
+        names = {f.tool for f in refused}
+        server.tool_names = [n for n in server.tool_names if n not in names]
+        server.toolset = server.toolset.filtered(lambda _ctx, tool_def: tool_def.name not in names)
+    return refused
 
 
 async def connect_mcp_servers(
@@ -173,11 +208,13 @@ async def connect_mcp_servers(
         *(_connect_one(n, settings.mcp_servers[n], workspace, timeout) for n in names)
     )
     connection = MCPConnection()
-    for result in results:
+    owners = dict.fromkeys(builtin_tool_names(settings), "a built-in tool")
+    for result in results:  # in settings order: the first server to name a tool keeps it
         if isinstance(result, MCPFailure):
             connection.failures.append(result)
         else:
             connection.servers.append(result)
+            connection.failures.extend(_refuse_taken_names(result, owners))
     return connection
 
 
@@ -253,12 +290,18 @@ def mcp_status_rows(settings: Settings, connection: MCPConnection | None) -> Seq
         return [StatusRow("MCP servers", "none configured (mcp_servers in settings.json)", "off")]
     rows = [StatusRow("MCP servers", f"{len(settings.mcp_servers)} configured")]
     connected = {s.name: s for s in connection.servers} if connection else {}
-    failed = {f.server: f for f in connection.failures} if connection else {}
+    failures = connection.failures if connection else []
+    failed = {f.server: f for f in failures if f.tool is None}
     for name in settings.mcp_servers:
         if name in connected:
             server = connected[name]
             how = "approval for every call" if server.approval else "no approval"
             rows.append(StatusRow(f"  {name}", f"{len(server.tool_names)} tools ({how})"))
+            rows.extend(
+                StatusRow(f"    {f.tool}", f.message, "warn")
+                for f in failures
+                if f.server == name and f.tool is not None
+            )
         elif name in failed:
             rows.append(StatusRow(f"  {name}", failed[name].message, "error"))
         else:
@@ -270,8 +313,11 @@ def mcp_status_summary(connection: MCPConnection | None) -> str:
     """A few words for the status bar: '' when no server is configured."""
     if connection is None or not (connection.servers or connection.failures):
         return ""
-    total = len(connection.servers) + len(connection.failures)
-    text = f"MCP {len(connection.servers)}/{total}"
-    if connection.failures:
-        text += " (failed: " + ", ".join(f.server for f in connection.failures) + ")"
+    down = [f.server for f in connection.failures if f.tool is None]
+    left_out = len(connection.failures) - len(down)
+    text = f"MCP {len(connection.servers)}/{len(connection.servers) + len(down)}"
+    if down:
+        text += " (failed: " + ", ".join(down) + ")"
+    if left_out:
+        text += f" ({left_out} tool{'s' if left_out > 1 else ''} left out)"
     return text

@@ -39,6 +39,14 @@ def add(a: int, b: int) -> int:
 
 
 @server.tool()
+def shell_command(cmd: str) -> str:
+    """A tool named like co-tui's shell tool: a server named "run" would offer
+    `run_shell_command`, which co-tui must leave out."""
+    _record("shell_command", cmd=cmd)
+    return f"the MCP server ran {cmd}"
+
+
+@server.tool()
 def crash() -> str:
     """Exit the server process at once (to test a server dying mid-session)."""
     _record("crash")

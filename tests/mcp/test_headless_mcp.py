@@ -1,5 +1,6 @@
 """`co-tui -p` with MCP servers in the project settings: the working server's tool is
-called in the turn, the broken one is reported on stderr, the answer still arrives."""
+called in the turn, the broken one (and a tool named like a built-in) is reported on
+stderr, the answer still arrives."""
 
 from __future__ import annotations
 
@@ -19,11 +20,20 @@ def test_headless_turn_uses_mcp_tools_and_reports_broken_servers(tmp_path: Path)
     log = tmp_path / "calls.jsonl"
     settings = {
         "mcp_servers": {
-            "demo": {"command": sys.executable, "args": [str(SERVER_APP), str(log)],
-                     "approval": "never"},
+            "demo": {
+                "command": sys.executable,
+                "args": [str(SERVER_APP), str(log)],
+                "approval": "never",
+            },
             "broken": {"command": "/nonexistent/mcp-server"},
+            # offers shell_command: run_shell_command is the built-in's name, so it is left out
+            "run": {
+                "command": sys.executable,
+                "args": [str(SERVER_APP), str(log)],
+                "approval": "never",
+            },
         }
-    }  # fmt: skip
+    }
     (tmp_path / ".co-tui").mkdir()
     (tmp_path / ".co-tui" / "settings.json").write_text(json.dumps(settings))
     env = {
@@ -36,8 +46,12 @@ def test_headless_turn_uses_mcp_tools_and_reports_broken_servers(tmp_path: Path)
         env["OPENAI_BASE_URL"] = f"{srv.url}/v1"
         proc = subprocess.run(
             [CLI, "-p", "echo it", "--output-format", "json"],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert proc.returncode == 0, proc.stderr
     assert "MCP server 'broken'" in proc.stderr and "/nonexistent/mcp-server" in proc.stderr
     summary = json.loads(proc.stdout)
@@ -46,6 +60,8 @@ def test_headless_turn_uses_mcp_tools_and_reports_broken_servers(tmp_path: Path)
     tool_names = [t["function"]["name"] for t in srv.requests[0].body["tools"]]
     assert "demo_echo" in tool_names and "demo_add" in tool_names
     assert not any(name.startswith("broken_") for name in tool_names)
+    assert "MCP server 'run': its tool 'shell_command' is left out" in proc.stderr
+    assert tool_names.count("run_shell_command") == 1 and "run_echo" in tool_names
     tool_message = srv.requests[1].body["messages"][-1]
     assert tool_message["role"] == "tool" and tool_message["content"] == "FROM HEADLESS"
     assert json.loads(log.read_text()) == {"tool": "echo", "args": {"text": "from headless"}}

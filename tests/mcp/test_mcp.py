@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.agent import AgentBundle
 from co_tui.config import Settings
@@ -97,8 +98,8 @@ async def test_broken_server_is_reported_and_the_rest_works(
 
     rows = {r.name.strip(): r for r in mcp_status_rows(settings, connection)}
     assert rows["MCP servers"].value == "3 configured"
-    assert rows["demo"].value == "3 tools (no approval)" and rows["demo"].state == "ok"
-    assert rows["guarded"].value == "3 tools (approval for every call)"
+    assert rows["demo"].value == "4 tools (no approval)" and rows["demo"].state == "ok"
+    assert rows["guarded"].value == "4 tools (approval for every call)"
     assert rows["broken"].state == "error" and "failed to start" in rows["broken"].value
     assert mcp_status_summary(connection) == "MCP 2/3 (failed: broken)"
 
@@ -109,8 +110,13 @@ async def test_tools_are_listed_by_server(
     _, connection, _ = connected
     bundle = bundle_calling(connection)
     groups = list_tools_by_source(bundle)
-    assert groups["mcp:demo"] == ["demo_echo", "demo_add", "demo_crash"]
-    assert groups["mcp:guarded"] == ["guarded_echo", "guarded_add", "guarded_crash"]
+    assert groups["mcp:demo"] == ["demo_echo", "demo_add", "demo_shell_command", "demo_crash"]
+    assert groups["mcp:guarded"] == [
+        "guarded_echo",
+        "guarded_add",
+        "guarded_shell_command",
+        "guarded_crash",
+    ]
     assert "web_fetch" in groups["web"] and "load_skill" in groups["skills"]
     assert "run_shell_command" in groups["built-in"]
     assert bundle.tool_sources["guarded_add"] == "mcp:guarded (approval)"
@@ -143,12 +149,13 @@ async def test_approval_auto_approved_runs(
 async def test_a_server_that_exits_or_hangs_is_reported(tmp_path: Path) -> None:
     settings = Settings(
         mcp_servers={
-            "exits": {"command": sys.executable,
-                      "args": ["-c", "import sys; print('bad config', file=sys.stderr); "
-                               "sys.exit(3)"]},
+            "exits": {
+                "command": sys.executable,
+                "args": ["-c", "import sys; print('bad config', file=sys.stderr); sys.exit(3)"],
+            },
             "hangs": {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]},
         }  # type: ignore[arg-type]
-    )  # fmt: skip
+    )
     start = time.monotonic()
     connection = await connect_mcp_servers(settings, tmp_path, timeout=1.0)
     assert time.monotonic() - start < 10
@@ -190,8 +197,10 @@ async def test_slash_tools_and_status_show_mcp_servers(
 
     assert (await dispatch(ctx, "/tools")).known
     tools = rendered()
-    assert "mcp:demo     demo_echo, demo_add, demo_crash" in tools
-    assert "mcp:guarded  guarded_echo*, guarded_add*, guarded_crash*" in tools
+    assert "mcp:demo     demo_echo, demo_add, demo_shell_command, demo_crash" in tools
+    assert (
+        "mcp:guarded  guarded_echo*, guarded_add*, guarded_shell_command*, guarded_crash*" in tools
+    )
     assert "web          web_search, web_fetch" in tools
     await dispatch(ctx, "/status")
     status = rendered()
@@ -216,3 +225,66 @@ async def test_a_server_dying_mid_session_fails_its_calls_not_the_turn(
         assert returns[call_id]["error"] is True
         assert "The MCP server 'demo' failed" in returns[call_id]["display"]
     assert [c["tool"] for c in calls(log)] == ["crash"]
+
+
+async def test_a_tool_whose_name_is_taken_is_left_out_and_the_rest_work(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    settings = Settings(
+        mcp_servers={
+            "run": server(log),  # its shell_command would be run_shell_command: a built-in
+            "my.docs": server(log),  # prefix my_docs
+            "my_docs": server(log),  # the same prefix: my.docs has every name already
+        }  # type: ignore[arg-type]
+    )
+    connection = await connect_mcp_servers(settings, tmp_path, timeout=20)
+    try:
+        servers = {s.name: s for s in connection.servers}
+        assert sorted(servers) == ["my.docs", "my_docs", "run"]
+        assert servers["run"].tool_names == ["run_echo", "run_add", "run_crash"]
+        assert servers["my_docs"].tool_names == []
+        left_out = {(f.server, f.tool): f.message for f in connection.failures}
+        assert left_out[("run", "run_shell_command")] == (
+            "its tool 'shell_command' is left out: `run_shell_command` is already the name of "
+            "a built-in tool"
+        )
+        assert sorted(tool for server_, tool in left_out if server_ == "my_docs") == [
+            "my_docs_add",
+            "my_docs_crash",
+            "my_docs_echo",
+            "my_docs_shell_command",
+        ]
+        assert "a tool of the MCP server 'my.docs'" in left_out[("my_docs", "my_docs_echo")]
+        assert mcp_status_summary(connection) == "MCP 3/3 (5 tools left out)"
+        rows = {r.name.strip(): r for r in mcp_status_rows(settings, connection)}
+        assert rows["run"].value == "3 tools (no approval)"
+        assert rows["run_shell_command"].state == "warn"
+
+        offered: list[list[str]] = []
+        model = ScriptedModel(
+            [
+                Call("run_shell_command", {"cmd": "echo built-in"}, "c1"),
+                Call("run_echo", {"text": "hi"}, "c2"),
+                Call("my_docs_add", {"a": 1, "b": 2}, "c3"),
+            ],
+            ["done"],
+        )
+
+        async def stream(messages: list[Any], info: AgentInfo) -> AsyncIterator[Any]:
+            offered.append([t.name for t in info.function_tools])
+            async for chunk in model._stream(messages, info):
+                yield chunk
+
+        bundle = make_bundle(FunctionModel(stream_function=stream))
+        attach_mcp(bundle, connection)
+        result, frontend = await turn(bundle, tmp_path, [ApprovalDecision.APPROVE])
+        assert result.ok and result.output == "done"
+        assert offered[0].count("run_shell_command") == 1
+        assert "my_docs_add" in offered[0] and "run_echo" in offered[0]
+        [request] = frontend.approval_requests  # the built-in shell tool asks; MCP's never ran
+        assert request.tool_name == "run_shell_command"
+        returns = {p.tool_call_id: p.content for p in tool_returns(result.messages)}
+        assert returns == {"c1": "built-in", "c2": "HI", "c3": 3}
+        assert sorted(c["tool"] for c in calls(log)) == ["add", "echo"]
+        assert bundle.tool_sources["run_shell_command"] == "built-in (approval)"
+    finally:
+        await connection.aclose()

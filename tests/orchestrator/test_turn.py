@@ -226,8 +226,9 @@ async def test_a_failing_tool_is_reported_and_the_turn_survives(tmp_path: Path) 
     model = ScriptedModel([shell("exit 3", "c1")], ["the command failed"])
     frontend = RecordingFrontend([APPROVE])
     result = await turn(model, make_deps(tmp_path), frontend)
-    assert "exit code 3" in frontend.of("tool_result")[0].content
-    assert result.output == "the command failed"
+    (res,) = frontend.of("tool_result")
+    assert res.status == "failed" and "exit code 3" in res.content
+    assert result.ok and result.output == "the command failed"
 
 
 async def test_a_crashing_model_is_an_error_not_an_exception(tmp_path: Path) -> None:

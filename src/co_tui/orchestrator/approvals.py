@@ -1,7 +1,8 @@
 """Which deferred calls need the user, and what the user decided.
 
-A command the read-only classifier accepts is approved without asking, only inside an
-isolating sandbox, and runs there in a read-only view of the workspace with no network.
+A command the read-only classifier (readonly.py) accepts is approved without asking, only
+inside an isolating sandbox, and runs there in a read-only view of the workspace with no
+network. A command it refuses is asked about, and the dialog says why (the option named).
 What is approved is exactly what runs: approved calls are resumed with
 `ToolApproved(override_args=<the args shown>)`.
 """
@@ -14,7 +15,7 @@ from typing import Any
 
 from pydantic_ai.messages import ToolCallPart
 
-from co_tui.orchestrator.readonly import SHELL_OPERATORS, classify_read_only
+from co_tui.orchestrator.readonly import classify_read_only
 
 SHELL_TOOL = "run_shell_command"
 
@@ -31,10 +32,6 @@ def tool_args(part: ToolCallPart) -> dict[str, Any]:
     except json.JSONDecodeError:
         return {"_raw": args}
     return parsed if isinstance(parsed, dict) else {"_value": parsed}
-
-
-def has_shell_operator(cmd: str) -> bool:
-    return any(op in cmd for op in SHELL_OPERATORS)
 
 
 def is_safe_command(cmd: str, safe_prefixes: list[str]) -> bool:

@@ -1,11 +1,20 @@
-"""run_shell_command: the one tool that executes code. It always goes through the sandbox."""
+"""run_shell_command: the one tool that executes code. It always goes through the sandbox.
+
+A command that exits non-zero, times out or is killed is a failed call (`ToolFailed`: the
+result's outcome is "failed", shown as such, and sent through the provider's error channel);
+the model still gets its output and the `[exit code N]` line either way.
+"""
 
 from __future__ import annotations
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import ModelRetry, RunContext, ToolFailed
 
 from co_tui.deps import CoDeps
-from co_tui.sandbox import SandboxError
+from co_tui.sandbox import CommandResult, SandboxError
+
+
+def command_failed(result: CommandResult) -> bool:
+    return result.exit_code != 0 or result.timed_out or result.killed_reason is not None
 
 
 async def run_shell_command(ctx: RunContext[CoDeps], cmd: str, timeout: int = 120) -> str:
@@ -30,4 +39,7 @@ async def run_shell_command(ctx: RunContext[CoDeps], cmd: str, timeout: int = 12
         )
     except SandboxError as exc:
         raise ModelRetry(f"The sandbox could not run the command: {exc}") from exc
-    return result.for_model(effective)
+    text = result.for_model(effective)
+    if command_failed(result):
+        raise ToolFailed(text)
+    return text

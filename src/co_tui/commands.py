@@ -91,11 +91,13 @@ async def _help(ctx: CommandContext, arg: str) -> None:
 
 
 KEY_HELP: list[tuple[str, str]] = [
-    ("Enter", "send"),
+    ("Enter", "send (while a turn runs: queue it, sent when the turn ends)"),
     ("Shift+Enter / Ctrl+J", "new line"),
     ("Up / Down", "previous / next prompt from history"),
+    ("Up (empty prompt) / Esc", "take the last queued message back to edit it"),
     ("Tab", "complete a /command"),
-    ("Esc / Ctrl+C", "cancel the running turn"),
+    ("Esc / Ctrl+C", "cancel the running turn (what was queued comes back to the prompt)"),
+    ("y / n / a a / Esc", "approval: approve, deny, approve all for the session, deny"),
     ("Ctrl+C twice", "exit (at an idle prompt)"),
     ("Ctrl+D / Ctrl+Q", "exit"),
     ("Ctrl+T", "show or hide thinking"),
@@ -107,7 +109,10 @@ KEY_HELP: list[tuple[str, str]] = [
 
 
 async def _clear(ctx: CommandContext, arg: str) -> History:
-    ctx.show("Conversation cleared.")
+    """A new session: approve-all (yolo) chosen in the old one does not carry over."""
+    was_on = ctx.deps.auto_confirm and not ctx.settings.auto_confirm
+    ctx.deps.auto_confirm = ctx.settings.auto_confirm
+    ctx.show("Conversation cleared." + (" Approve-all (yolo) is off again." if was_on else ""))
     return []
 
 
@@ -167,7 +172,10 @@ async def _yolo(ctx: CommandContext, arg: str) -> None:
     else:
         ctx.deps.auto_confirm = not ctx.deps.auto_confirm
     if ctx.deps.auto_confirm:
-        ctx.show("**yolo is on**: every tool call runs without asking, for this session.")
+        ctx.show(
+            "**yolo is on**: every tool call runs without asking, until this session ends "
+            "(`/clear` and `/resume` start with it off)."
+        )
     else:
         ctx.show("yolo is off: side effects ask for approval again.")
 

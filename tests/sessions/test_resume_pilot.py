@@ -20,7 +20,7 @@ from co_tui.tui.app import CoApp
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.screens.sessions import ConfirmScreen, SessionsScreen
 from co_tui.tui.widgets.transcript import MAX_ITEMS, ToolCallBlock, UserMessage
-from tests.tui.helpers import SIZE, last_tool_returns, settle
+from tests.tui.helpers import SIZE, approval_dialog, last_tool_returns, settle
 
 Seen = list[list[ModelMessage]]
 
@@ -140,8 +140,8 @@ async def test_a_pending_approval_is_asked_again_after_a_restart(tmp_path: Path)
     second = make_app(shell_call("made.txt"), tmp_path, db, continue_latest=True)
     async with second.run_test(size=SIZE) as pilot:
         await second.wait_ready()
-        await wait_for(pilot, lambda: isinstance(second.screen, ApprovalScreen))
-        assert second.screen.request.args["cmd"].startswith("echo made")
+        screen = await approval_dialog(pilot, second)
+        assert screen.request.args["cmd"].startswith("echo made")
         await pilot.press("y")
         await settle(pilot, second)
         assert (tmp_path / "made.txt").read_text() == "made\n"
@@ -187,3 +187,61 @@ async def test_resume_command_lists_searches_deletes_and_opens(tmp_path: Path) -
         assert prompts_of(seen[-1]) == ["Plan the trip to Lisbon", "And the hotel?"]
     titles = sorted(i.title for i in SessionStore(db).list())
     assert titles == ["Draft the quarterly report", "Plan the trip to Lisbon"]
+
+
+def echo_or_shell() -> Any:
+    """A prompt `run <cmd>` calls the shell with <cmd>; anything else is echoed."""
+
+    async def fn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        returns = last_tool_returns(messages)
+        if returns:
+            yield f"Done: {returns[0].content}"
+            return
+        prompt = prompts_of(messages)[-1]
+        if prompt.startswith("run "):
+            args = json.dumps({"cmd": prompt.removeprefix("run ")})
+            call_id = f"c{len(messages)}"
+            yield {0: DeltaToolCall(name="run_shell_command", json_args=args, tool_call_id=call_id)}
+            return
+        yield f"You said: {prompt}"
+
+    return fn
+
+
+async def test_approve_all_does_not_follow_into_a_resumed_session(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    app = make_app(echo_or_shell(), tmp_path, db)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_ready()
+        await submit(pilot, app, "Plan the trip")
+        (planned,) = SessionStore(db).list()
+        app.run_command("/clear")
+        await wait_for(pilot, lambda: not app.history)
+
+        # A new session: approve everything there.
+        app.chat.prompt.text = "run touch one.txt"
+        await pilot.press("enter")
+        await approval_dialog(pilot, app)
+        await pilot.press("a", "a")
+        await settle(pilot, app)
+        assert (tmp_path / "one.txt").exists()
+        assert app.deps.auto_confirm and app.chat.status_bar.state.yolo
+
+        # Back to the first session: approve-all stayed behind.
+        app.run_command(f"/resume {planned.id}")
+        await wait_for(pilot, lambda: user_texts(app) == ["Plan the trip"])
+        assert not app.deps.auto_confirm
+        assert not app.chat.status_bar.state.yolo
+        app.chat.prompt.text = "run touch two.txt"
+        await pilot.press("enter")
+        screen = await approval_dialog(pilot, app)  # asks again
+        assert screen.request.args == {"cmd": "touch two.txt"}
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert not (tmp_path / "two.txt").exists()
+
+        # And /resume of the session where it was chosen does not bring it back either.
+        newest = next(i for i in SessionStore(db).list() if i.id != planned.id)
+        app.run_command(f"/resume {newest.id}")
+        await wait_for(pilot, lambda: user_texts(app) == ["run touch one.txt"])
+        assert not app.deps.auto_confirm

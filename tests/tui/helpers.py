@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
+from textual.strip import Strip
+from textual.widget import Widget
 
 from co_tui.agent import build_agent
 from co_tui.config import Settings
 from co_tui.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.tui.app import CoApp
+from co_tui.tui.screens.approval import ApprovalScreen
 
 StreamFn = Callable[[list[ModelMessage], AgentInfo], AsyncIterator[Any]]
 SIZE = (100, 30)
@@ -93,13 +97,52 @@ def _json(value: Any) -> str:
     return json.dumps(value)
 
 
+async def wait_until(
+    pilot: Any, predicate: Callable[[], object], what: str, timeout: float = 15.0
+) -> None:
+    """Poll until `predicate()` holds; fail the test, naming `what`, when it never does."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {timeout:g}s waiting for {what}")
+        await pilot.pause(0.01)
+
+
 async def settle(pilot: Any, app: CoApp) -> None:
-    """Wait for the running turn and every answer's pump to finish."""
-    for _ in range(200):
-        await pilot.pause()
-        if not app.turn_running and all(
-            m.is_settled
-            for m in app.query("AssistantMessage").results()  # type: ignore[attr-defined]
-        ):
-            break
+    """Wait for the running turn (and what was queued behind it) and every answer's pump."""
+
+    def idle() -> bool:
+        return (
+            not app.busy
+            and not app.chat.prompt.queued
+            and all(
+                m.is_settled
+                for m in app.query("AssistantMessage").results()  # type: ignore[attr-defined]
+            )
+        )
+
     await pilot.pause()
+    await wait_until(pilot, idle, "the turn to end and its answer to settle")
+    await pilot.pause()
+
+
+async def approval_dialog(pilot: Any, app: CoApp, *, armed: bool = True) -> ApprovalScreen:
+    """The approval dialog once it is open (and, by default, armed: keys decide)."""
+    await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
+    screen = app.screen
+    assert isinstance(screen, ApprovalScreen)
+    if armed:
+        await wait_until(pilot, lambda: screen.armed, "the approval dialog to arm")
+    return screen
+
+
+def on_screen(widget: Widget) -> list[Strip]:
+    """The lines the screen draws inside `widget` (children and overlaps included): what
+    reaches the terminal. Reads the compositor, a Textual internal pinned with the version."""
+    strips = widget.screen._compositor.render_strips()
+    region = widget.region
+    return [strips[y].crop(region.x, region.right) for y in range(region.y, region.bottom)]
+
+
+def rendered(widget: Widget) -> str:
+    return "\n".join(strip.text for strip in on_screen(widget))

@@ -14,6 +14,7 @@ from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.transcript import AssistantMessage, ToolCallBlock, UserMessage
 from tests.tui.helpers import (
     SIZE,
+    approval_dialog,
     last_tool_returns,
     make_app,
     settle,
@@ -57,13 +58,9 @@ async def test_shell_call_opens_modal_and_y_runs_it(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["ls"], final="listed"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, app, "list files")
-        for _ in range(50):
-            await pilot.pause()
-            if isinstance(app.screen, ApprovalScreen):
-                break
-        assert isinstance(app.screen, ApprovalScreen)
-        assert app.screen.request.tool_name == "run_shell_command"
-        assert app.screen.request.args == {"cmd": "ls"}
+        screen = await approval_dialog(pilot, app)
+        assert screen.request.tool_name == "run_shell_command"
+        assert screen.request.args == {"cmd": "ls"}
         await pilot.press("y")
         await settle(pilot, app)
         returns = [p for m in app.history for p in getattr(m, "parts", [])
@@ -78,10 +75,7 @@ async def test_n_denies_and_model_sees_denial(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["touch should-not-exist"], final="ok"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, app, "make a file")
-        for _ in range(50):
-            await pilot.pause()
-            if isinstance(app.screen, ApprovalScreen):
-                break
+        await approval_dialog(pilot, app)
         await pilot.press("n")
         await settle(pilot, app)
         assert not (tmp_path / "should-not-exist").exists()
@@ -93,12 +87,9 @@ async def test_a_approves_all_later_calls(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["echo one", "echo two; true"], final="ran"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, app, "run two")
-        for _ in range(50):
-            await pilot.pause()
-            if isinstance(app.screen, ApprovalScreen):
-                break
-        assert app.screen.request.index == 1 and app.screen.request.total == 2
-        await pilot.press("a")
+        screen = await approval_dialog(pilot, app)
+        assert screen.request.index == 1 and screen.request.total == 2
+        await pilot.press("a", "a")  # the second `a` confirms approving everything
         await settle(pilot, app)
         assert not isinstance(app.screen, ApprovalScreen)
         assert app.deps.auto_confirm
@@ -140,7 +131,6 @@ async def test_cancel_mid_stream_keeps_valid_history(tmp_path: Path) -> None:
         assert not app.turn_running
         first = app.query(AssistantMessage).first()
         assert first.interrupted and first.text.startswith("partial answer")
-        assert app.chat.prompt.read_only is False
         await submit(pilot, app, "second")
         await settle(pilot, app)
         assert app.last_answer == "second answer"
@@ -225,11 +215,7 @@ async def test_answer_before_a_tool_call_is_on_screen_under_the_approval_dialog(
     async with app.run_test(size=SIZE) as pilot:
         assert await app.wait_ready()
         await submit(pilot, app, "please")
-        for _ in range(60):
-            await pilot.pause(0.05)
-            if isinstance(app.screen, ApprovalScreen):
-                break
-        assert isinstance(app.screen, ApprovalScreen)
+        await approval_dialog(pilot, app, armed=False)
         (answer,) = app.chat.query(AssistantMessage)
         assert "STREAM-OK" in answer.text
         assert answer.is_settled and answer._committed.region.height >= 1

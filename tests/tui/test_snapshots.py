@@ -9,8 +9,14 @@ from typing import Any
 
 from co_tui.config import Settings
 from co_tui.orchestrator.frontend import ToolCallInfo, ToolResultInfo, UsageInfo
-from co_tui.tui.screens.approval import ApprovalScreen
-from tests.tui.helpers import make_app, settle, shell_then_text, text_stream
+from tests.tui.helpers import (
+    approval_dialog,
+    make_app,
+    settle,
+    shell_then_text,
+    text_stream,
+    wait_until,
+)
 
 SIZE = (110, 34)
 
@@ -62,10 +68,7 @@ def test_approval_modal(snap_compare: Any, tmp_path: Path) -> None:
 
     async def run_before(pilot: Any) -> None:
         await _submit(pilot, "Clean up old logs.")
-        for _ in range(100):
-            await pilot.pause()
-            if isinstance(pilot.app.screen, ApprovalScreen):
-                break
+        await approval_dialog(pilot, pilot.app)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -110,3 +113,57 @@ def test_help(snap_compare: Any, tmp_path: Path) -> None:
             await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+SMALL = (80, 24)
+
+
+def _approval_snapshot(snap_compare: Any, tmp_path: Path, cmd: str, prompt: str) -> bool:
+    app = make_app(shell_then_text([cmd]), tmp_path)
+
+    async def run_before(pilot: Any) -> None:
+        await _submit(pilot, prompt)
+        await approval_dialog(pilot, pilot.app)
+        await pilot.pause()
+
+    return snap_compare(app, terminal_size=SMALL, run_before=run_before)
+
+
+def test_approval_long_command(snap_compare: Any, tmp_path: Path) -> None:
+    """80x24, a 120-line script: the key row stays, and the dialog says how much is below."""
+    lines = [f"cp data/part-{n:03}.csv backup/ && echo copied {n}" for n in range(119)]
+    cmd = "\n".join(["set -e", *lines])
+    assert _approval_snapshot(snap_compare, tmp_path, cmd, "Back up the data.")
+
+
+def test_approval_hidden_characters(snap_compare: Any, tmp_path: Path) -> None:
+    """An escape sequence meant to make `touch PWNED` look like `ls -la`."""
+    cmd = "touch PWNED; # \x1b[2K\x1b[1Gls -la"
+    assert _approval_snapshot(snap_compare, tmp_path, cmd, "List the files.")
+
+
+def test_queued_messages(snap_compare: Any, tmp_path: Path) -> None:
+    import asyncio
+
+    release = asyncio.Event()
+
+    async def stream(messages: Any, info: Any) -> Any:
+        yield "Looking through the notes… "
+        await release.wait()
+        yield "done"
+
+    app = make_app(stream, tmp_path)
+
+    async def run_before(pilot: Any) -> None:
+        await _submit(pilot, "Summarise my notes.")
+        for text in ("then list the open questions", "/history"):
+            pilot.app.chat.prompt.text = text
+            await pilot.press("enter")
+        pilot.app.chat.prompt.text = "and draft a reply"
+        pilot.app.chat.prompt.move_cursor(pilot.app.chat.prompt.document.end)
+        await wait_until(
+            pilot, lambda: pilot.app.chat.queued.display, "the queued messages to show"
+        )
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=SMALL, run_before=run_before)

@@ -1,5 +1,6 @@
 """CoApp: the full-screen app. Owns the session (agent bundle, deps, history, token counts);
-runs each turn as an exclusive async worker that calls the orchestrator's run_turn.
+runs each turn as an exclusive async worker that calls the orchestrator's run_turn. When a
+turn, `!cmd` or /command worker ends, the chat screen sends the next queued message.
 
 Start-up draws the first frame before anything heavy: the agent (pydantic-ai, provider SDKs)
 and the sandbox are built in a worker after it. Tests inject `bundle` and `deps`.
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App
 from textual.binding import Binding
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from co_tui.config import Settings, user_data_dir
 from co_tui.tui.idle_gc import IdleCollector
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 # Set to a file path: the app writes the time of its first frame there and exits (bench/p3).
 FIRST_FRAME_ENV = "CO_TUI_EXIT_AFTER_FIRST_FRAME"
 _DEFAULT = object()
+BUSY_GROUPS = ("turn", "command", "session")  # workers a queued message waits for
 
 
 def css_paths() -> list[Path]:
@@ -123,6 +125,8 @@ class CoApp(App[None]):
                 from co_tui.telemetry import setup_telemetry
 
                 await asyncio.to_thread(setup_telemetry, self.settings)  # off: no db file
+            if warning := getattr(self.deps, "sandbox_warning", None):
+                self.chat.transcript.add(Note(warning, "warning"))
             from co_tui.tui.frontend import TuiFrontend
 
             self.frontend = TuiFrontend(self, self.chat)
@@ -133,9 +137,13 @@ class CoApp(App[None]):
                 mcp_ready = asyncio.Event()
                 self._run_mcp(mcp_ready)
                 await mcp_ready.wait()
-        except Exception as exc:  # a provider that cannot be used: say so, stay usable
+        except Exception as exc:  # a provider or sandbox that cannot be used: say so
+            from co_tui.sandbox import SandboxError
+
             self.load_error = str(exc)
-            self.chat.transcript.add(Note(f"cannot start the model: {exc}", "error"))
+            sandbox = isinstance(exc, SandboxError)
+            what = "the sandbox cannot start" if sandbox else "cannot start the model"
+            self.chat.transcript.add(Note(f"{what}: {exc}", "error"))
         finally:
             self._loaded.set()
             self.refresh_status()
@@ -205,6 +213,7 @@ class CoApp(App[None]):
             sandbox=deps.sandbox.name if deps else "…",
             isolation=deps.sandbox.isolation_level if deps else "…",
             yolo=bool(deps and deps.auto_confirm),
+            warning=(getattr(deps, "sandbox_warning", None) or "") if deps else "",
             turn_tokens=self.turn_tokens,
             session_tokens=self.session_tokens,
         )
@@ -220,16 +229,32 @@ class CoApp(App[None]):
     def turn_running(self) -> bool:
         return self._turn_worker is not None and not self._turn_worker.is_finished
 
+    @property
+    def busy(self) -> bool:
+        """A turn, `!cmd`, /command or session switch runs: what the user sends now waits."""
+        return any(w.group in BUSY_GROUPS and not w.is_finished for w in self.workers)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        finished = event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
+        if finished and event.worker.group in BUSY_GROUPS:
+            self.chat.send_next_queued()
+
     def start_turn(self, prompt: str) -> None:
         self._turn_worker = self._run_turn(prompt)
 
     def cancel_turn(self) -> None:
+        """Stop the running turn. What was queued behind it is not sent: it comes back into
+        the prompt, since the user who stops a turn may no longer want what followed."""
         from co_tui.tui.screens.approval import ApprovalScreen
 
         if isinstance(self.screen, ApprovalScreen):
             self.screen.dismiss(None)
         if self._turn_worker is not None:
             self._turn_worker.cancel()
+        self.chat.prompt.take_back_all()
+
+    def action_cancel_turn(self) -> None:
+        self.cancel_turn()
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _run_turn(self, prompt: str, pending: Any = None) -> None:

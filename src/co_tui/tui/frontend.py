@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.text import Text
+
 from co_tui.orchestrator.frontend import (
     ApprovalDecision,
     ApprovalRecord,
@@ -19,8 +21,8 @@ from co_tui.orchestrator.frontend import (
     ToolResultInfo,
     UsageInfo,
 )
+from co_tui.tui.visible_text import one_line, visible_str
 from co_tui.tui.widgets.transcript import AssistantMessage, Note, ToolCallBlock
-from co_tui.visible import visible
 
 if TYPE_CHECKING:
     from co_tui.tui.app import CoApp
@@ -167,9 +169,10 @@ class TuiFrontend:
     # -- approvals --
     def on_approval(self, session_id: str, record: ApprovalRecord) -> None:
         if not self._main(session_id):
-            self.chat.sidebar.subagent_note(session_id, f"{record.decision}: {record.tool_name}")
+            words = _DECISIONS.get(record.decision, (record.decision, "", ""))[0]
+            self.chat.sidebar.subagent_note(session_id, f"{words} {visible_str(record.tool_name)}")
             return
-        self.chat.transcript.add(Note(approval_line(record), "info"))
+        self.chat.transcript.add(Note(approval_line(record), "decision"))
 
     async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
         from co_tui.tui.screens.approval import ApprovalScreen
@@ -187,21 +190,28 @@ class TuiFrontend:
         return decision if isinstance(decision, ApprovalDecision) else ApprovalDecision.DENY
 
 
-_DECISION_WORDS = {
-    "approve": "you approved",
-    "approve_all": "you approved all for this session",
-    "deny": "denied",
-    "auto": "auto-approved",
+# decision: (words, glyph, style). Automatic approvals stay quiet; the user's own decisions
+# stand out, approve-all most of all (it covers every later call of the session).
+_DECISIONS = {
+    "auto": ("auto-approved", "·", "dim"),
+    "approve": ("you approved", "✓", "green"),
+    "approve_all": ("you approved ALL calls for this session, starting with", "✓✓", "bold yellow"),
+    "deny": ("denied", "⊘", "magenta"),
 }
 
 
-def approval_line(record: ApprovalRecord) -> str:
+def approval_line(record: ApprovalRecord) -> Text:
     """One transcript line per decision: what, how it was decided, and why."""
     from co_tui.orchestrator.approvals import key_argument
 
-    what = visible(key_argument(record.tool_name, record.args)).replace("\n", "⏎")
-    if len(what) > 60:
-        what = what[:59] + "…"
-    where = ", read-only" if record.read_only else ""
-    words = _DECISION_WORDS.get(record.decision, record.decision)
-    return f"{words} {record.tool_name} {what}{where} — {record.reason}"
+    words, glyph, style = _DECISIONS.get(record.decision, (record.decision, "·", ""))
+    line = Text(f"{glyph} {words} ", style=style)
+    line.append(visible_str(record.tool_name, keep=""), style=f"{style} bold")
+    what = key_argument(record.tool_name, record.args)
+    if what:
+        line.append(" ")
+        line.append_text(one_line(what, 60, style=style))
+    if record.read_only:
+        line.append(", read-only", style=style)
+    line.append(f" — {visible_str(record.reason, keep='')}", style="dim")
+    return line

@@ -7,6 +7,8 @@ from typing import ClassVar
 from rich.console import JustifyMethod
 from rich.markdown import Heading, Markdown
 
+from co_tui.tui.visible_text import visible_str
+
 
 class _LeftHeading(Heading):
     LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(
@@ -20,4 +22,5 @@ class TranscriptMarkdown(Markdown):
     elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
 
     def __init__(self, text: str) -> None:
-        super().__init__(text, code_theme="monokai", hyperlinks=True)
+        # Model output can carry escape sequences (from a web page, a file): shown, not run.
+        super().__init__(visible_str(text), code_theme="monokai", hyperlinks=True)

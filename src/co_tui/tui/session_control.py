@@ -74,6 +74,9 @@ class SessionController:
 
         app = self.app
         self.recorder = SessionRecorder.resume(self.store, loaded, model=app.model_label())
+        if app.deps is not None:  # approve-all chosen in another session does not carry over
+            app.deps.auto_confirm = app.settings.auto_confirm
+        app.refresh_status()
         app.history = list(loaded.messages)
         app.last_answer = ""
         app.chat.transcript.clear_all()

@@ -1,8 +1,9 @@
 """The prompt: multi-line input, history recall, /command completion.
 
 Enter sends; Shift+Enter (terminals with the Kitty protocol) or Ctrl+J inserts a newline.
-Up/Down recall history when the cursor is on the first/last line. While a turn runs the
-prompt is read-only and marked busy; only the keys that cancel the turn do anything.
+Up/Down recall history when the cursor is on the first/last line. The prompt stays live
+while a turn runs: what is sent then waits in `queued` (the chat screen sends it when the
+turn ends), and Up on an empty prompt takes the last queued message back for editing.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Static, TextArea
 
 HISTORY_LIMIT = 1000
@@ -85,6 +87,9 @@ class PromptInput(TextArea):
         Binding("ctrl+c", "interrupt_or_copy", "Cancel / exit", show=False),
     ]
 
+    busy: reactive[bool] = reactive(False)  # a turn is running: shown, not blocking
+    queued: reactive[tuple[str, ...]] = reactive(())  # sent while busy, oldest first
+
     @dataclass
     class Submitted(Message):
         text: str
@@ -95,7 +100,6 @@ class PromptInput(TextArea):
             **kwargs,  # type: ignore[arg-type]
         )  # fmt: skip
         self.prompt_history = history
-        self.busy = False
 
     async def _on_key(self, event: events.Key) -> None:
         # Enter is handled here, in the widget's own queue, rather than by a priority
@@ -111,14 +115,10 @@ class PromptInput(TextArea):
             return
         await super()._on_key(event)
 
-    def set_busy(self, busy: bool) -> None:
-        self.busy = busy
-        self.read_only = busy
+    def watch_busy(self, busy: bool) -> None:
         self.set_class(busy, "-busy")
 
     def action_submit(self) -> None:
-        if self.busy:
-            return
         text = self.text
         if not text.strip():
             return
@@ -127,8 +127,39 @@ class PromptInput(TextArea):
         self.post_message(self.Submitted(text))
 
     def action_newline(self) -> None:
-        if not self.busy:
-            self.insert("\n")
+        self.insert("\n")
+
+    # -- the queue --
+    def enqueue(self, text: str) -> None:
+        self.queued = (*self.queued, text)
+
+    def next_queued(self) -> str | None:
+        if not self.queued:
+            return None
+        first, *rest = self.queued
+        self.queued = tuple(rest)
+        return first
+
+    def take_back_last(self) -> bool:
+        """The last queued message back into the prompt, before any draft. False: none."""
+        if not self.queued:
+            return False
+        *rest, last = self.queued
+        self.queued = tuple(rest)
+        self._take_back(last)
+        return True
+
+    def take_back_all(self) -> None:
+        """Every queued message back into the prompt (a cancelled turn sends none of them)."""
+        if self.queued:
+            messages, self.queued = self.queued, ()
+            self._take_back("\n".join(messages))
+
+    def _take_back(self, text: str) -> None:
+        draft = self.text
+        self.text = f"{text}\n{draft}" if draft.strip() else text
+        lines = text.split("\n")
+        self.move_cursor((len(lines) - 1, len(lines[-1])))
 
     def action_complete(self) -> None:
         text = self.text
@@ -147,7 +178,9 @@ class PromptInput(TextArea):
             self.move_cursor(self.document.end)
 
     def action_cursor_up(self, select: bool = False) -> None:
-        if not select and self.cursor_location[0] == 0 and not self.busy:
+        if not select and not self.text and self.take_back_last():
+            return
+        if not select and self.cursor_location[0] == 0:
             recalled = self.prompt_history.previous(self.text)
             if recalled is not None:
                 self._set_text(recalled, at_end=False)
@@ -156,7 +189,7 @@ class PromptInput(TextArea):
 
     def action_cursor_down(self, select: bool = False) -> None:
         last_row = self.document.line_count - 1
-        if not select and self.cursor_location[0] == last_row and not self.busy:
+        if not select and self.cursor_location[0] == last_row:
             recalled = self.prompt_history.next()
             if recalled is not None:
                 self._set_text(recalled, at_end=True)

@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from co_tui.tui.tool_status import glyph, style
+from co_tui.tui.visible_text import one_line, visible_text
 from co_tui.tui.widgets.subagents import SubagentPanel
 
 THINKING_TAIL_CHARS = 1500  # only the end of long thinking is shown: updates stay O(1)
@@ -90,7 +91,7 @@ class Sidebar(VerticalScroll):
         text = "".join(self._thinking)
         if len(text) > THINKING_TAIL_CHARS:
             text = "…" + text[-THINKING_TAIL_CHARS:]
-        self._thinking_view.update(Text(text or "(none)", style="dim italic"))
+        self._thinking_view.update(visible_text(text or "(none)", keep="\n\t", style="dim italic"))
 
     # -- tools --
     def new_turn(self) -> None:
@@ -122,13 +123,13 @@ class Sidebar(VerticalScroll):
             text.append(f"{glyph(row.status)} ", style=style(row.status))
             if row.session:
                 text.append(f"[{row.session}] ", style="magenta")
-            text.append(row.name, style="bold")
+            text.append_text(visible_text(row.name, keep="", style="bold"))
             text.append(f" {row.status}", style=style(row.status))
             if row.duration_s is not None:
                 text.append(f" {row.duration_s:.1f}s", style="dim")
             if row.key_arg:
-                arg = row.key_arg.replace("\n", " ")
-                text.append("\n  " + (arg if len(arg) <= 60 else arg[:59] + "…"), style="dim")
+                text.append("\n  ")
+                text.append_text(one_line(row.key_arg, 60, style="dim"))
         self._tools_view.update(text)
 
     # -- usage --

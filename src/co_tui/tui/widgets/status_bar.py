@@ -1,4 +1,5 @@
-"""One line: provider and model, sandbox and isolation, yolo, tokens (turn and session)."""
+"""One line: provider and model, a sandbox warning, sandbox and isolation, yolo, tokens
+(turn and session)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,16 @@ class StatusState:
     busy: bool = False
     note: str = ""  # e.g. "retry 1 of 2 in 3s"
     mcp: str = ""  # e.g. "MCP 2/3 (failed: broken)"; empty when no server is configured
+    warning: str = ""  # the sandbox's own warning (deps.sandbox_warning), shown all session
+
+
+WARNING_CHARS = 40
+
+
+def _headline(warning: str) -> str:
+    """The start of a warning (its details are in the transcript and /status)."""
+    head = warning.split(" (", 1)[0].split(":", 1)[0].strip()
+    return head if len(head) <= WARNING_CHARS else head[: WARNING_CHARS - 1] + "…"
 
 
 class StatusBar(Static):
@@ -37,6 +48,9 @@ class StatusBar(Static):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f" {s.model} ", style="bold")
         text.append("│ ", style="dim")
+        if s.warning:  # first after the model, so a narrow terminal does not cut it off
+            text.append(f"⚠ {_headline(s.warning)}", style="bold red")
+            text.append(" │ ", style="dim")
         iso_style = "yellow" if s.isolation == "none" else "green"
         text.append(f"sandbox {s.sandbox} ")
         text.append(f"({s.isolation})", style=iso_style)

@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from co_tui.tui.tool_status import glyph, style
+from co_tui.tui.visible_text import visible_str
 
 TITLE_CHARS = 28
 NOTE_CHARS = 160
@@ -24,7 +25,7 @@ _STATUS_GLYPH = {
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+    text = visible_str(" ".join(text.split()), keep="")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -57,7 +58,7 @@ class SubagentState:
         )
         for name, arg, tool_status in self.tools.values():
             text.append(f"\n{glyph(tool_status)} ", style=style(tool_status))
-            text.append(name, style="bold")
+            text.append(_clip(name, NOTE_CHARS), style="bold")
             if arg:
                 text.append(f" {_clip(arg, 40)}", style="dim")
         if self.note:

@@ -4,6 +4,7 @@ Streaming cost stays flat: an answer's finished blocks become `Static(rich Markd
 only the unfinished tail lives in a Textual `Markdown` widget fed by `append`. Deltas are
 buffered and applied at most every FLUSH_INTERVAL by one pump task per message. Old items
 are pruned from the DOM (kept as cheap factories) and come back when scrolled to.
+Tool arguments and results show their hidden characters (tui/visible_text.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from textual.widgets import Collapsible, Static
 
 from co_tui.tui.streaming import COMMIT_CHARS, split_finished
 from co_tui.tui.tool_status import glyph, style
+from co_tui.tui.visible_text import one_line, visible_text
 from co_tui.tui.widgets.lines import RenderedLines
 
 FLUSH_INTERVAL = 1 / 10  # at most 10 document updates a second, however many deltas
@@ -70,11 +72,14 @@ class RenderedItem(Static, TranscriptItem):
 
 
 class Note(RenderedItem):
-    """A status or error line: retries, aborts, interruptions, hints."""
+    """A status or error line: retries, aborts, interruptions, hints, approval decisions.
+    A Text message is shown as it is (it brings its own glyph and styles)."""
 
-    def __init__(self, message: str, level: str = "info") -> None:
-        glyph = {"info": "·", "warning": "!", "error": "✗"}.get(level, "·")
-        super().__init__(Text(f"{glyph} {message}"), classes=f"note note-{level}")
+    def __init__(self, message: str | Text, level: str = "info") -> None:
+        if isinstance(message, str):
+            glyph = {"info": "·", "warning": "!", "error": "✗"}.get(level, "·")
+            message = Text(f"{glyph} ").append_text(visible_text(message, keep="\n\t"))
+        super().__init__(message, classes=f"note note-{level}")
 
 
 class AssistantMessage(Vertical, TranscriptItem):
@@ -215,14 +220,12 @@ class ToolCallBlock(Vertical, TranscriptItem):
         self._composed = False
 
     def _line_text(self) -> Text:
-        arg = self.key_arg.replace("\n", " ⏎ ")
-        if len(arg) > 200:
-            arg = arg[:199] + "…"
         text = Text()
         text.append(f"{glyph(self.status)} ", style=style(self.status))
-        text.append(self.tool_name, style="bold")
-        if arg:
-            text.append(f"  {arg}")
+        text.append_text(visible_text(self.tool_name, keep="", style="bold"))
+        if self.key_arg:
+            text.append("  ")
+            text.append_text(one_line(self.key_arg, 200))
         if self.status not in ("running", "ok"):
             text.append(f"  {self.status}", style=style(self.status))
         if self.duration_s is not None and self.status != "denied":
@@ -261,9 +264,10 @@ def result_widget(content: str, display: str | None) -> Widget:
     lines = body.count("\n") + 1
     renderable: RenderableType
     if display is not None:
-        renderable = Text(display)
+        renderable = visible_text(display, keep="\n\t")
     else:
-        renderable = Panel(Text(content), border_style="bright_black", expand=True)
+        shown = visible_text(content, keep="\n\t")
+        renderable = Panel(shown, border_style="bright_black", expand=True)
     view = Static(renderable, classes="tool-result", markup=False)
     if lines > RESULT_COLLAPSE_LINES:
         return Collapsible(

@@ -1,0 +1,210 @@
+"""The approval dialog in the real app: keys, scrolling a long command, the decision lines,
+approve-all scoped to one session, the sandbox warnings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.style import Style
+
+from co_tui.config import Settings
+from co_tui.orchestrator.frontend import ApprovalRecord
+from co_tui.tui.frontend import approval_line
+from co_tui.tui.screens.approval import ApprovalScreen
+from co_tui.tui.widgets.transcript import Note, ToolCallBlock
+from tests.tui.helpers import (
+    approval_dialog,
+    make_app,
+    rendered,
+    settle,
+    shell_then_text,
+    text_stream,
+    wait_until,
+)
+
+SMALL = (80, 24)
+
+
+def notes(app: Any) -> list[str]:
+    return [str(w._source) for w in app.chat.transcript.items if isinstance(w, Note)]
+
+
+async def submit(pilot: Any, app: Any, text: str) -> None:
+    app.chat.prompt.text = text
+    await pilot.press("enter")
+
+
+async def test_ctrl_c_in_the_dialog_cancels_the_turn(tmp_path: Path) -> None:
+    app = make_app(shell_then_text(["touch should-not-exist"]), tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await submit(pilot, app, "make a file")
+        await approval_dialog(pilot, app, armed=False)  # works before the dialog is armed
+        await pilot.press("ctrl+c")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert not app.turn_running and app.is_running
+        assert not (tmp_path / "should-not-exist").exists()
+        assert any("interrupted" in n for n in notes(app))
+
+
+async def test_escape_denies_even_before_the_dialog_is_armed(tmp_path: Path) -> None:
+    app = make_app(shell_then_text(["touch should-not-exist"], final="ok"), tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await submit(pilot, app, "make a file")
+        await approval_dialog(pilot, app, armed=False)
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert not (tmp_path / "should-not-exist").exists()
+        assert app.query_one(ToolCallBlock).status == "denied"
+        assert "denied" in app.last_answer.lower()
+
+
+async def test_a_long_command_scrolls_and_the_keys_stay_on_screen(tmp_path: Path) -> None:
+    command = "\n".join(f"echo line-{n:03}" for n in range(200)) + "\ntouch LAST-LINE"
+    app = make_app(shell_then_text([command]), tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await submit(pilot, app, "run the script")
+        screen = await approval_dialog(pilot, app)
+        dialog = screen.query_one("#approval-dialog")
+        keys = screen.query_one("#approval-keys")
+        args = screen.args_view
+        assert dialog.region.contains_region(keys.region)
+        assert keys.region.bottom <= SMALL[1] - 1  # above the footer
+        assert "approve" in rendered(keys)
+        await wait_until(pilot, lambda: args.lines_below > 150, "the count of hidden lines")
+        more = rendered(screen.query_one("#approval-more"))
+        assert f"↓ {args.lines_below} more lines" in more
+        assert "LAST-LINE" not in rendered(args)
+        assert screen.focused is args
+        await pilot.press("end")
+        await wait_until(pilot, lambda: args.lines_below == 0, "the view to reach the end")
+        assert "touch LAST-LINE" in rendered(args)
+        assert "more lines" not in rendered(screen.query_one("#approval-more"))
+        await pilot.press("pageup", "up")
+        assert args.lines_below > 0
+        assert dialog.region.contains_region(keys.region)
+
+
+async def test_the_key_row_says_when_keys_are_not_active_yet(tmp_path: Path) -> None:
+    app = make_app(shell_then_text(["ls"]), tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await submit(pilot, app, "list")
+        screen = await approval_dialog(pilot, app, armed=False)
+        keys = screen.query_one("#approval-keys")
+        assert not screen.armed
+        assert "not active yet" in rendered(keys)
+        await wait_until(pilot, lambda: screen.armed, "the dialog to arm")
+        await pilot.pause()
+        assert "not active yet" not in rendered(keys)
+        await pilot.press("a")
+        await pilot.pause()
+        assert "press a again" in rendered(keys)
+        await pilot.press("n")  # any other key goes back: it does not deny
+        await pilot.pause()
+        assert app.screen is screen and not screen.confirming_all
+        assert "press a again" not in rendered(keys)
+        await pilot.press("n")
+        await settle(pilot, app)
+
+
+def _record(decision: Any, read_only: bool = False) -> ApprovalRecord:
+    args = {"cmd": "touch PWNED; # \x1b[2K\x1b[1Gls -la"}
+    return ApprovalRecord("c1", "run_shell_command", args, "h", decision, "why", read_only)
+
+
+def test_each_decision_line_has_its_own_look_and_shows_hidden_characters() -> None:
+    lines = {d: approval_line(_record(d)) for d in ("auto", "approve", "approve_all", "deny")}
+    for line in lines.values():
+        assert "\x1b" not in line.plain
+        assert "touch PWNED; # \\x1b[2K\\x1b[1Gls -la" in line.plain
+        assert any(Style.parse(str(s.style)).reverse for s in line.spans)  # the escapes
+    assert lines["auto"].plain.startswith("· auto-approved run_shell_command")
+    assert lines["approve"].plain.startswith("✓ you approved run_shell_command")
+    assert "ALL calls for this session" in lines["approve_all"].plain
+    assert lines["deny"].plain.startswith("⊘ denied run_shell_command")
+    looks = {d: str(line.style) for d, line in lines.items()}
+    assert looks == {
+        "auto": "dim",
+        "approve": "green",
+        "approve_all": "bold yellow",
+        "deny": "magenta",
+    }
+    assert ", read-only" in approval_line(_record("auto", read_only=True)).plain
+
+
+async def test_every_decision_leaves_one_line(tmp_path: Path) -> None:
+    app = make_app(shell_then_text(["echo one", "echo two"], final="ran"), tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await submit(pilot, app, "run two")
+        await approval_dialog(pilot, app)
+        await pilot.press("y")
+        await approval_dialog(pilot, app)
+        await pilot.press("n")
+        await settle(pilot, app)
+        decisions = [n for n in notes(app) if "run_shell_command" in n]
+        assert len(decisions) == 2
+        assert decisions[0].startswith("✓ you approved run_shell_command echo one")
+        assert decisions[1].startswith("⊘ denied run_shell_command echo two")
+
+
+async def test_approve_all_ends_with_clear(tmp_path: Path) -> None:
+    app = make_app(shell_then_text(["echo one"], final="ran"), tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await submit(pilot, app, "run it")
+        await approval_dialog(pilot, app)
+        await pilot.press("a", "a")
+        await settle(pilot, app)
+        assert app.deps.auto_confirm and app.chat.status_bar.state.yolo
+        await submit(pilot, app, "/clear")
+        await wait_until(pilot, lambda: not app.history, "/clear")
+        await settle(pilot, app)
+        assert not app.deps.auto_confirm
+        assert not app.chat.status_bar.state.yolo
+        await submit(pilot, app, "run it again")
+        screen = await approval_dialog(pilot, app)  # asks again
+        assert screen.request.args == {"cmd": "echo one"}
+        await pilot.press("n")
+        await settle(pilot, app)
+
+
+async def test_clear_keeps_a_configured_auto_confirm(tmp_path: Path) -> None:
+    settings = Settings(theme="textual-dark", auto_confirm=True)
+    app = make_app(text_stream("hi"), tmp_path, settings=settings)
+    async with app.run_test(size=SMALL) as pilot:
+        await submit(pilot, app, "/clear")
+        await settle(pilot, app)
+        assert app.deps.auto_confirm and app.chat.status_bar.state.yolo
+
+
+async def test_the_sandbox_warning_stays_in_the_status_bar(tmp_path: Path) -> None:
+    app = make_app(text_stream("hi"), tmp_path)
+    warning = "no sandbox: commands run on this machine unisolated (docker: no engine)"
+    app.deps.sandbox_warning = warning  # type: ignore[union-attr]
+    async with app.run_test(size=SMALL) as pilot:
+        assert await app.wait_ready()
+        await pilot.pause()
+        assert rendered(app.chat.status_bar).startswith(" fn │ ⚠ no sandbox │")
+        assert any(warning in n for n in notes(app))
+        await submit(pilot, app, "hello")
+        await settle(pilot, app)
+        assert "⚠ no sandbox" in rendered(app.chat.status_bar)
+
+
+async def test_a_sandbox_that_cannot_start_is_named(tmp_path: Path, monkeypatch: Any) -> None:
+    from pydantic_ai.models.function import FunctionModel
+
+    from co_tui.agent import build_agent
+    from co_tui.tui.app import CoApp
+
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-such-docker.sock")
+    settings = Settings(theme="textual-dark", sandbox_backend="docker")
+    model = FunctionModel(stream_function=text_stream("hi"), model_name="fn")
+    bundle = build_agent(settings, model=model, instructions="test")
+    app = CoApp(settings, bundle=bundle, history_path=None)
+    async with app.run_test(size=SMALL) as pilot:
+        assert not await app.wait_ready()
+        await pilot.pause()
+        (note,) = [n for n in notes(app) if "cannot start" in n]
+        assert note.startswith("✗ the sandbox cannot start: ")
+        assert "docker" in note

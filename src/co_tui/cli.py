@@ -129,6 +129,14 @@ async def _headless(
     except SessionError as exc:
         typer.echo(f"co-tui: {exc}", err=True)
         return EXIT_ERROR
+    from co_tui.sandbox import SandboxUnavailable
+
+    try:  # before anything starts: a configured sandbox that does not work stops here
+        deps = create_deps(settings, session_id=loaded.info.id if loaded else None)
+    except SandboxUnavailable as exc:
+        store.close()
+        typer.echo(f"co-tui: {exc}", err=True)
+        return EXIT_USAGE
     try:
         bundle = build_agent(settings)
     except ProviderError as exc:
@@ -145,7 +153,6 @@ async def _headless(
         except LocalServerError as exc:
             typer.echo(f"co-tui: {exc}", err=True)
             return EXIT_ERROR
-    deps = create_deps(settings, session_id=loaded.info.id if loaded else None)
     recorder = (
         SessionRecorder.resume(store, loaded) if loaded else SessionRecorder(store, deps.session_id)
     )
@@ -205,10 +212,16 @@ def status() -> None:
     from co_tui.status import gather_status, render_status_table
 
     settings = settings_or_exit()
-    deps = create_deps(settings)
-    from co_tui.sandbox import SandboxChoice
+    from co_tui.sandbox import SandboxChoice, SandboxUnavailable
 
-    choice = SandboxChoice(deps.sandbox, deps.sandbox_reason, deps.sandbox_skipped)
+    try:
+        deps = create_deps(settings)
+    except SandboxUnavailable as exc:  # shown as the sandbox's error row
+        Console().print(render_status_table(gather_status(settings, Path.cwd(), exc)))
+        return
+    choice = SandboxChoice(
+        deps.sandbox, deps.sandbox_reason, deps.sandbox_skipped, deps.sandbox_warning
+    )
     rows = gather_status(settings, Path.cwd(), choice)
     Console().print(render_status_table(rows))
     asyncio.run(deps.sandbox.cleanup())

@@ -32,6 +32,7 @@ class CoDeps:
     auto_confirm: bool = False  # session "yolo": every approval granted without asking
     sandbox_reason: str = ""
     sandbox_skipped: dict[str, str] = field(default_factory=dict)
+    sandbox_warning: str | None = None  # e.g. no isolating backend works: shown persistently
 
     # Tool configuration: flat values copied from Settings.
     shell_safe_commands: list[str] = field(default_factory=lambda: list(DEFAULT_SAFE_COMMANDS))
@@ -63,6 +64,7 @@ def create_deps(
     session_id: str | None = None,
     sandbox_choice: SandboxChoice | None = None,
 ) -> CoDeps:
+    """Raises SandboxUnavailable when the configured sandbox backend cannot work here."""
     workspace = (workspace or Path.cwd()).resolve()
     session_id = session_id or new_session_id()
     choice = sandbox_choice or select_sandbox(
@@ -83,6 +85,7 @@ def create_deps(
         auto_confirm=settings.auto_confirm,
         sandbox_reason=choice.reason,
         sandbox_skipped=dict(choice.skipped),
+        sandbox_warning=choice.warning,
         shell_safe_commands=list(settings.shell_safe_commands),
         sandbox_max_timeout=settings.sandbox_max_timeout,
         obsidian_vault_path=Path(vault).expanduser() if vault else None,

@@ -14,7 +14,7 @@ from co_tui.config import (
     user_settings_path,
 )
 from co_tui.llm.providers import ProviderError, configured_provider, resolve_model
-from co_tui.sandbox import SandboxChoice
+from co_tui.sandbox import SandboxChoice, SandboxUnavailable
 
 State = Literal["ok", "warn", "error", "off"]
 
@@ -56,7 +56,9 @@ def model_rows(settings: Settings) -> list[StatusRow]:
     return rows
 
 
-def sandbox_rows(choice: SandboxChoice) -> list[StatusRow]:
+def sandbox_rows(choice: SandboxChoice | SandboxUnavailable) -> list[StatusRow]:
+    if isinstance(choice, SandboxUnavailable):  # the configured backend does not work
+        return [StatusRow("Sandbox", f"unavailable: {choice}", "error")]
     sandbox = choice.sandbox
     state: State = "warn" if sandbox.isolation_level == "none" else "ok"
     rows = [
@@ -66,6 +68,8 @@ def sandbox_rows(choice: SandboxChoice) -> list[StatusRow]:
             state,
         )
     ]
+    if choice.warning:
+        rows.append(StatusRow("  warning", choice.warning, "warn"))
     for backend, why in choice.skipped.items():
         rows.append(StatusRow(f"  {backend}", f"skipped: {why}", "off"))
     return rows
@@ -91,7 +95,9 @@ def integration_rows(settings: Settings) -> list[StatusRow]:
     ]
 
 
-def gather_status(settings: Settings, cwd: Path, sandbox_choice: SandboxChoice) -> list[StatusRow]:
+def gather_status(
+    settings: Settings, cwd: Path, sandbox_choice: SandboxChoice | SandboxUnavailable
+) -> list[StatusRow]:
     return [
         StatusRow("Version", __version__),
         *model_rows(settings),
@@ -108,11 +114,12 @@ STATE_STYLE = {"ok": "green", "warn": "yellow", "error": "red", "off": "dim"}
 
 
 def render_status_table(rows: list[StatusRow]) -> object:
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="co-tui status", show_header=True, header_style="bold")
     table.add_column("Component")
     table.add_column("State")
     for r in rows:
-        table.add_row(r.name, f"[{STATE_STYLE[r.state]}]{r.value}[/]")
+        table.add_row(r.name, f"[{STATE_STYLE[r.state]}]{escape(r.value)}[/]")
     return table

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import tempfile
+import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -20,20 +22,33 @@ from co_tui.sandbox.base import SandboxProtocol
 from tests.helpers import engine_unavailable
 
 IMAGE = os.environ.get("CO_TUI_TEST_SANDBOX_IMAGE", "co-tui-sandbox")
-SANDBOX_UID = 1000
+# Who owns the test workspaces when the tests run as root (then commands run as the owner).
+OWNER_UID = 1000
 
 
 unavailable = engine_unavailable
 
 
-@pytest.fixture
-def workspace() -> Iterator[Path]:
-    """A workspace the sandbox user (uid 1000) can reach and write, also when tests run
-    as root: outside pytest's 0700 tmp tree, owned by uid 1000."""
-    path = Path(tempfile.mkdtemp(prefix="co-sandbox-ws-", dir="/tmp"))
+def sandbox_uid() -> int:
+    """The uid sandboxed commands run as in `workspace`: the invoking user, or under root
+    the workspace's owner."""
+    return OWNER_UID if os.geteuid() == 0 else os.getuid()
+
+
+def make_workspace(owner: int | None = None, parent: str = "/tmp") -> Path:
+    """A directory outside pytest's 0700 tmp tree, owned by `owner` (when running as root)."""
+    path = Path(tempfile.mkdtemp(prefix="co-sandbox-ws-", dir=parent))
     path.chmod(0o755)
     if os.geteuid() == 0:
-        os.chown(path, SANDBOX_UID, SANDBOX_UID)
+        uid = OWNER_UID if owner is None else owner
+        os.chown(path, uid, uid)
+    return path
+
+
+@pytest.fixture
+def workspace() -> Iterator[Path]:
+    """A workspace the sandbox user can reach and write, also when tests run as root."""
+    path = make_workspace()
     yield path
     shutil.rmtree(path, ignore_errors=True)
 
@@ -88,3 +103,39 @@ async def sandbox(
     box = make_sandbox(request.param, workspace, request, mem_limit="256m")
     yield box
     await box.cleanup()
+
+
+@pytest.fixture
+def host_listener() -> Iterator[int]:
+    """A TCP server on every host address: if the sandbox had any network, it could reach it."""
+    server = socket.create_server(("0.0.0.0", 0))
+    server.settimeout(0.2)
+    port = server.getsockname()[1]
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield port
+    stop.set()
+    thread.join()
+    server.close()
+
+
+def host_addresses() -> list[str]:
+    addresses = {"127.0.0.1"}
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))  # no packet is sent: picks the outgoing address
+            addresses.add(probe.getsockname()[0])
+        except OSError:
+            pass
+    addresses.add("172.17.0.1")  # the default docker bridge gateway
+    return sorted(addresses)

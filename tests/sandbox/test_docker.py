@@ -13,7 +13,7 @@ import pytest
 from docker.errors import NotFound
 
 from co_tui.sandbox.docker import LABEL_OWNER, DockerSandbox
-from tests.sandbox.conftest import IMAGE, new_session_id
+from tests.sandbox.conftest import IMAGE, new_session_id, sandbox_uid
 
 pytestmark = pytest.mark.docker
 
@@ -54,7 +54,8 @@ async def test_container_is_hardened(docker_sandbox: DockerSandbox, docker_clien
     assert host["Memory"] == 1 << 30
     assert host["NanoCpus"] == 1_000_000_000
     config = docker_client.api.inspect_container(docker_sandbox.container_id)["Config"]
-    assert config["User"] == "1000:1000"
+    assert config["User"] == str(docker_sandbox.run_as)
+    assert docker_sandbox.run_as.uid == sandbox_uid() != 0
 
 
 CRASHING_SESSION = textwrap.dedent(

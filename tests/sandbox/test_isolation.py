@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from co_tui.sandbox.base import SandboxProtocol
+from tests.sandbox.conftest import host_addresses, sandbox_uid
 
 FORK_BOMB = "f() { f | f & }; f"
 
 
-async def test_runs_as_uid_1000_without_capabilities(sandbox: SandboxProtocol) -> None:
+async def test_runs_as_the_user_without_capabilities(sandbox: SandboxProtocol) -> None:
     result = await sandbox.run_command(
-        "id -u; id -g; grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status"
+        "id -u; id -G; grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status"
     )
     lines = result.output.splitlines()
-    assert lines[:2] == ["1000", "1000"], result.output
+    assert lines[0] == str(sandbox_uid()), result.output
+    assert "0" not in lines[1].split(), f"root's group: {result.output}"
     caps = dict(line.split(":\t") for line in lines[2:])
     assert caps == {"CapPrm": "0" * 16, "CapEff": "0" * 16, "CapBnd": "0" * 16}
 
@@ -45,42 +42,6 @@ async def test_memory_hog_is_killed_and_reported(sandbox: SandboxProtocol) -> No
     assert result.killed_reason and "out of memory" in result.killed_reason
     assert "killed: out of memory" in result.for_model(60)
     assert (await sandbox.run_command("echo ok")).output == "ok\n"
-
-
-@pytest.fixture
-def host_listener() -> Iterator[int]:
-    """A TCP server on every host address: if the sandbox had any network, it could reach it."""
-    server = socket.create_server(("0.0.0.0", 0))
-    server.settimeout(0.2)
-    port = server.getsockname()[1]
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-                conn.close()
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield port
-    stop.set()
-    thread.join()
-    server.close()
-
-
-def host_addresses() -> list[str]:
-    addresses = {"127.0.0.1"}
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.255.255.255", 1))  # no packet is sent: picks the outgoing address
-            addresses.add(probe.getsockname()[0])
-        except OSError:
-            pass
-    addresses.add("172.17.0.1")  # the default docker bridge gateway
-    return sorted(addresses)
 
 
 async def test_no_network_egress(sandbox: SandboxProtocol, host_listener: int) -> None:

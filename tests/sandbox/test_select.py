@@ -1,15 +1,35 @@
-"""Backend selection: auto picks the first backend that works; a configured backend that
-does not work falls back to subprocess with the reason."""
+"""Backend selection: auto picks the first backend that works and warns when none does; a
+configured backend that does not work raises SandboxUnavailable with the reason and the
+fix, never a fallback to less isolation."""
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from co_tui.sandbox import SandboxUnavailable
 from co_tui.sandbox.select import select_sandbox
-from tests.sandbox.conftest import IMAGE
+from tests.sandbox.conftest import IMAGE, make_workspace
+
+
+@pytest.fixture
+def no_engines(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on PATH
+
+
+@pytest.fixture
+def unwritable_workspace() -> Iterator[Path]:
+    """Owned by the user commands would run as, who may not write it."""
+    path = make_workspace()
+    path.chmod(0o555)
+    yield path
+    path.chmod(0o755)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.mark.docker
@@ -20,41 +40,47 @@ async def test_auto_picks_docker_when_the_engine_and_image_exist(
     assert choice.sandbox.name == "docker"
     assert choice.sandbox.isolation_level == "full"
     assert choice.skipped == {}
+    assert choice.warning is None
     assert (await choice.sandbox.run_command("echo hi")).output == "hi\n"
     await choice.sandbox.cleanup()
 
 
 @pytest.mark.docker
-def test_missing_image_is_skipped_with_the_build_command(
+def test_configured_docker_without_its_image_raises_with_the_build_command(
     docker_client: Any, workspace: Path
 ) -> None:
-    choice = select_sandbox("docker", workspace, session_id="sel-img-1", image="co-tui-nope")
-    assert choice.sandbox.name == "subprocess"
-    assert choice.skipped["docker"] == "image co-tui-nope not built: run `co-tui sandbox build`"
-    assert choice.reason == "fallback: the configured backend docker does not work here"
+    with pytest.raises(SandboxUnavailable) as raised:
+        select_sandbox("docker", workspace, session_id="sel-img-1", image="co-tui-nope")
+    message = str(raised.value)
+    assert message.startswith('sandbox_backend is "docker" but it does not work here')
+    assert "image co-tui-nope not built: run `co-tui sandbox build`" in message
 
 
-def test_configured_docker_without_an_engine_falls_back(
+def test_configured_docker_without_an_engine_raises(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
-    choice = select_sandbox("docker", workspace, session_id="sel-noengine")
-    assert choice.sandbox.name == "subprocess"
-    assert choice.sandbox.isolation_level == "none"
-    assert choice.skipped == {
-        "docker": "no Docker engine answers at unix:///nonexistent/docker.sock"
-    }
-    assert "fallback" in choice.reason
+    with pytest.raises(SandboxUnavailable, match="no Docker engine answers at unix:///nonexist"):
+        select_sandbox("docker", workspace, session_id="sel-noengine")
 
 
-def test_configured_bwrap_not_installed_falls_back(
-    workspace: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_configured_bwrap_not_installed_raises(workspace: Path, no_engines: None) -> None:
+    with pytest.raises(SandboxUnavailable, match="bwrap not installed") as raised:
+        select_sandbox("bwrap", workspace, session_id="sel-nobwrap")
+    assert '"subprocess": no isolation, every command asks' in str(raised.value)
+
+
+def test_auto_with_no_isolating_backend_falls_back_with_a_warning(
+    workspace: Path, no_engines: None
 ) -> None:
-    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on PATH
-    choice = select_sandbox("bwrap", workspace, session_id="sel-nobwrap")
+    choice = select_sandbox("auto", workspace, session_id="sel-none")
     assert choice.sandbox.name == "subprocess"
-    assert choice.skipped["bwrap"].startswith("bwrap not installed")
-    assert "docker" not in choice.skipped  # not asked for, not probed
+    assert choice.reason == "fallback: no isolating backend works here"
+    assert set(choice.skipped) == {"docker", "bwrap"}
+    assert choice.warning == (
+        "no sandbox: commands run on this machine unisolated "
+        f"(docker: {choice.skipped['docker']}; bwrap: {choice.skipped['bwrap']})"
+    )
 
 
 @pytest.mark.bwrap
@@ -66,21 +92,19 @@ def test_auto_without_docker_picks_bwrap(
     assert choice.sandbox.name == "bwrap"
     assert choice.sandbox.isolation_level == "namespace"
     assert "no Docker engine answers" in choice.skipped["docker"]
+    assert choice.warning is None
 
 
 def test_subprocess_when_configured(workspace: Path) -> None:
     choice = select_sandbox("subprocess", workspace, session_id="sel-sub")
     assert (choice.sandbox.name, choice.reason, choice.skipped) == ("subprocess", "configured", {})
+    assert choice.warning is None
 
 
-@pytest.mark.docker
-def test_docker_is_skipped_when_uid_1000_cannot_write_the_workspace(
-    docker_client: Any, tmp_path: Path
+@pytest.mark.parametrize("backend", ["docker", "bwrap"])
+def test_a_workspace_its_user_cannot_write_is_refused(
+    backend: str, unwritable_workspace: Path
 ) -> None:
-    workspace = tmp_path / "private"
-    workspace.mkdir(mode=0o700)
-    if workspace.stat().st_uid == 1000:
-        pytest.skip("the tests run as uid 1000: every workspace of ours is writable")
-    choice = select_sandbox("docker", workspace, session_id="sel-ws", image=IMAGE)
-    assert choice.sandbox.name == "subprocess"
-    assert "not writable by the sandbox user (uid 1000)" in choice.skipped["docker"]
+    with pytest.raises(SandboxUnavailable, match="not writable by") as raised:
+        select_sandbox(backend, unwritable_workspace, session_id="sel-ws", image=IMAGE)
+    assert "set sandbox_backend to subprocess" in str(raised.value)

@@ -1,4 +1,10 @@
-from co_tui.sandbox.base import CommandResult, IsolationLevel, SandboxError, SandboxProtocol
+from co_tui.sandbox.base import (
+    CommandResult,
+    IsolationLevel,
+    SandboxError,
+    SandboxProtocol,
+    SandboxUnavailable,
+)
 from co_tui.sandbox.select import SandboxChoice, select_sandbox
 from co_tui.sandbox.subprocess import SubprocessSandbox
 
@@ -8,6 +14,7 @@ __all__ = [
     "SandboxChoice",
     "SandboxError",
     "SandboxProtocol",
+    "SandboxUnavailable",
     "SubprocessSandbox",
     "select_sandbox",
 ]

@@ -37,6 +37,46 @@ class SandboxError(Exception):
     """The sandbox itself failed (could not start, engine gone), not the command."""
 
 
+class SandboxUnavailable(SandboxError):
+    """A backend cannot run commands here (engine missing, workspace owned by root…): the
+    message says why and how to fix it. Raised instead of falling back to less isolation."""
+
+
+# Git configuration for read-only runs, through the environment so that it applies to any
+# git the command starts and outranks the repository's own .git/config: no fsmonitor
+# daemon, hooks, pager, ssh, credential helper or gpg runs from a (possibly hostile) repo.
+# diff.external is not emptied here: git 2.39 then fails every `git diff` ("cannot run
+# : No such file"); whatever a repository's diff.external runs is held by the read-only
+# mount and the missing network like any other command. GIT_EXTERNAL_DIFF is never set:
+# bwrap clears the environment and the containers get only the variables co-tui gives.
+_READ_ONLY_GIT_CONFIG = {
+    "core.fsmonitor": "false",
+    "core.pager": "cat",
+    "core.hooksPath": "/dev/null",
+    "core.sshCommand": "false",
+    "core.editor": "false",
+    "credential.helper": "",
+    "log.showSignature": "false",
+    "gpg.program": "false",
+}
+
+
+def _git_config_env(config: dict[str, str]) -> dict[str, str]:
+    env = {"GIT_CONFIG_COUNT": str(len(config))}
+    for i, (key, value) in enumerate(config.items()):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
+    return env
+
+
+READ_ONLY_ENV: dict[str, str] = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    **_git_config_env(_READ_ONLY_GIT_CONFIG),
+}
+
+
 @runtime_checkable
 class SandboxProtocol(Protocol):
     name: str

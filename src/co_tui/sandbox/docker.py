@@ -1,13 +1,16 @@
-"""Full isolation: one hardened Docker container per session, commands run with `docker exec`.
+"""Full isolation: hardened Docker containers per session, commands run with `docker exec`.
 
 The container (`co-runner-<session id[:8]>`) starts on the first command and is reused; it
-runs with no capabilities, no new privileges, uid 1000, a read-only root filesystem, a
-tmpfs /tmp, a pids limit, a memory limit, CPU quota and (by default) no network. Only the
-workspace (mounted at /workspace) is writable on the host.
+runs with no capabilities, no new privileges, never as root (see runas.py), a read-only
+root filesystem, a tmpfs /tmp, a pids limit, a memory limit, CPU quota and (by default) no
+network. Only the workspace (mounted at /workspace) is writable on the host. Read-only runs
+go to a second container (`…-ro`, started on the first of them) that mounts the workspace
+read-only and has no network whatever sandbox_network says.
 
 The docker SDK is blocking: every call runs in a thread so the event loop never waits.
-Containers carry labels naming the owning host, pid and process start time, so a later
-co-tui can remove the containers of sessions whose process died.
+Cancelling a command kills its process group inside the container. Containers carry
+labels naming the owning host, pid and process start time, so a later co-tui can remove
+the containers of sessions whose process died.
 """
 
 from __future__ import annotations
@@ -19,11 +22,20 @@ import re
 import socket
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from co_tui.sandbox.base import CommandResult, IsolationLevel, OutputCollector, SandboxError
+from co_tui.sandbox.base import (
+    READ_ONLY_ENV,
+    CommandResult,
+    IsolationLevel,
+    OutputCollector,
+    SandboxError,
+    SandboxUnavailable,
+)
+from co_tui.sandbox.runas import RunAs, pick_run_as
 
 if TYPE_CHECKING:
     import docker
@@ -46,10 +58,22 @@ STDERR = 2
 # bomb) is killed too. A client-side watchdog covers processes that left the group.
 # The command's stderr joins its stdout in the container (keeping their order); the exit
 # code comes back alone on stderr, which spares a round trip to `exec inspect`.
+# The group's id goes to a file named by the exec's token ($3) for a cancel to kill it; a
+# cancel that came first left a marker, checked once the id is written (no race).
 _WRAPPER = (
-    'timeout -s KILL "$1" /bin/sh -c "$2" 2>&1 & pid=$!; wait "$pid" 2>/dev/null; rc=$?; '
-    'kill -KILL "-$pid" 2>/dev/null; printf %s "$rc" >&2'
+    'f=/tmp/co-exec-$3; [ -e "$f.cancel" ] && exit 130; '
+    'timeout -s KILL "$1" /bin/sh -c "$2" 2>&1 & pid=$!; echo "$pid" > "$f"; '
+    '[ -e "$f.cancel" ] && kill -KILL "-$pid" "$pid" 2>/dev/null; '
+    'wait "$pid" 2>/dev/null; rc=$?; kill -KILL "-$pid" 2>/dev/null; rm -f "$f" "$f.cancel"; '
+    'printf %s "$rc" >&2'
 )
+# Until `timeout` made its own group, killing its pid is enough: it has not forked yet.
+_CANCEL = 'f=/tmp/co-exec-$1; : > "$f.cancel"; read -r pid < "$f" && kill -KILL "-$pid" "$pid"'
+_CHECK_WORKSPACE = {
+    False: "test -w /workspace && test -x /workspace",
+    True: "test -r /workspace && test -x /workspace",
+}
+CANCEL_WAIT = 5.0  # how long a cancelled turn waits for the kill to reach the container
 _EXIT_STATUS = re.compile(rb"(.*?)(\d+)", re.DOTALL)
 _OOM_KILL = re.compile(rb"^oom_kill (\d+)$", re.MULTILINE)
 
@@ -120,6 +144,10 @@ class _ExecOutcome:
     stream_stuck: bool
 
 
+class ContainerGone(SandboxError):
+    """The container was removed behind co-tui's back; the next command recreates it."""
+
+
 class DockerSandbox:
     name = "docker"
     isolation_level: IsolationLevel = "full"
@@ -136,6 +164,7 @@ class DockerSandbox:
         cpus: float = 1.0,
         pids_limit: int = 256,
         output_limit: int = 100_000,
+        run_as: RunAs | None = None,
     ) -> None:
         self.workspace = workspace.resolve()
         self.session_id = session_id
@@ -146,11 +175,26 @@ class DockerSandbox:
         self.nano_cpus = int(cpus * 1e9)
         self.pids_limit = pids_limit
         self.output_limit = output_limit
+        self.run_as = run_as or pick_run_as(self.workspace)
         self.container_name = f"{CONTAINER_PREFIX}{session_id[:8]}"
-        self.container_id: str | None = None
+        self.ro_container_name = f"{self.container_name}-ro"
         self.stale_removed: list[str] = []
-        self._start_lock = asyncio.Lock()
-        self._oom_kills = 0
+        self._starts: dict[bool, asyncio.Task[str]] = {}  # read_only -> its container's start
+        self._oom_kills: dict[str, int] = {}
+
+    @property
+    def container_id(self) -> str | None:
+        return self._started(read_only=False)
+
+    @property
+    def ro_container_id(self) -> str | None:
+        return self._started(read_only=True)
+
+    def _started(self, *, read_only: bool) -> str | None:
+        start = self._starts.get(read_only)
+        if start is None or not start.done() or start.cancelled() or start.exception():
+            return None
+        return start.result()
 
     # -- lifecycle ---------------------------------------------------------------------
     def _labels(self) -> dict[str, str]:
@@ -163,85 +207,118 @@ class DockerSandbox:
             LABEL_SESSION: self.session_id,
         }
 
-    def _start_container(self) -> str:
-        from docker.errors import APIError, ImageNotFound, NotFound
+    def _remove_leftover(self, name: str) -> None:
+        from docker.errors import NotFound
 
-        self.stale_removed = remove_stale_containers(self.client)
         try:
-            existing = self.client.containers.get(self.container_name)
+            existing = self.client.containers.get(name)
         except NotFound:
-            existing = None
-        if existing is not None:
-            if existing.labels.get(LABEL_PID) != str(os.getpid()) and owner_alive(existing.labels):
-                raise SandboxError(
-                    f"container {self.container_name} belongs to a running co-tui "
-                    f"(pid {existing.labels.get(LABEL_PID)})"
-                )
-            existing.remove(force=True)
+            return
+        if existing.labels.get(LABEL_PID) != str(os.getpid()) and owner_alive(existing.labels):
+            raise SandboxError(
+                f"container {name} belongs to a running co-tui "
+                f"(pid {existing.labels.get(LABEL_PID)})"
+            )
+        existing.remove(force=True)
+
+    def _start_container(self, read_only: bool) -> str:
+        from docker.errors import APIError, ImageNotFound
+
+        self.stale_removed += remove_stale_containers(self.client)
+        name = self.ro_container_name if read_only else self.container_name
+        self._remove_leftover(name)
         tmpfs_opts = "rw,nosuid,nodev,size=256m"
+        uid, gid = self.run_as.uid, self.run_as.gid
+        environment = {
+            "HOME": HOME_DIR,
+            "TERM": "dumb",
+            "PAGER": "cat",
+            "GIT_PAGER": "cat",
+            "LANG": "C.UTF-8",
+            **(READ_ONLY_ENV if read_only else {}),
+        }
         try:
             container = self.client.containers.run(
                 self.image,
                 command=["sleep", "infinity"],
-                name=self.container_name,
+                name=name,
                 detach=True,
                 init=True,  # PID 1 reaps the orphans of killed commands (pids limit!)
                 labels=self._labels(),
-                user="1000:1000",
+                user=str(self.run_as),
                 working_dir="/workspace",
-                volumes={str(self.workspace): {"bind": "/workspace", "mode": "rw"}},
-                environment={
-                    "HOME": HOME_DIR,
-                    "TERM": "dumb",
-                    "PAGER": "cat",
-                    "GIT_PAGER": "cat",
-                    "LANG": "C.UTF-8",
+                volumes={
+                    str(self.workspace): {"bind": "/workspace", "mode": "ro" if read_only else "rw"}
                 },
+                environment=environment,
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 pids_limit=self.pids_limit,
-                network_mode=self.network_mode,
+                network_mode="none" if read_only else self.network_mode,
                 mem_limit=self.mem_limit,
                 memswap_limit=self.mem_limit,  # no swap: over the limit means killed
                 nano_cpus=self.nano_cpus,
                 read_only=True,
                 tmpfs={
                     "/tmp": f"{tmpfs_opts},mode=1777",
-                    HOME_DIR: f"{tmpfs_opts},uid=1000,gid=1000,mode=0755",
+                    HOME_DIR: f"{tmpfs_opts},uid={uid},gid={gid},mode=0755",
                 },
             )
         except ImageNotFound as exc:
             raise SandboxError(f"image {self.image} not built: run `co-tui sandbox build`") from exc
         except APIError as exc:
             raise SandboxError(f"cannot start the sandbox container: {exc.explanation}") from exc
-        self._oom_kills = 0
+        self._check_workspace(str(container.id), read_only)
         return str(container.id)
 
-    async def _ensure_container(self) -> str:
-        async with self._start_lock:
-            if self.container_id is None:
-                self.container_id = await asyncio.to_thread(self._start_container)
-            return self.container_id
+    def _check_workspace(self, container_id: str, read_only: bool) -> None:
+        """Fail now, not on every write: the run-as user must reach the mounted workspace
+        (rootless engines and user-namespace remapping change who owns what)."""
+        api = self.client.api
+        check = _CHECK_WORKSPACE[read_only]
+        exec_id = api.exec_create(container_id, ["/bin/sh", "-c", check])["Id"]
+        api.exec_start(exec_id)
+        if self._exit_code(exec_id) == 0:
+            return
+        api.remove_container(container_id, force=True)
+        need = "read" if read_only else "write"
+        raise SandboxUnavailable(
+            f"uid {self.run_as.uid} cannot {need} the workspace {self.workspace} inside the "
+            "sandbox container: check its ownership and the engine's user-namespace settings"
+        )
+
+    async def _ensure_container(self, read_only: bool) -> str:
+        start = self._starts.get(read_only)
+        if start is None or (start.done() and self._started(read_only=read_only) is None):
+            start = asyncio.ensure_future(asyncio.to_thread(self._start_container, read_only))
+            self._starts[read_only] = start
+        # Shielded: a cancel during the start leaves the container known, for cleanup.
+        return await asyncio.shield(start)
 
     async def cleanup(self) -> None:
-        container_id, self.container_id = self.container_id, None
-        if container_id is None:
+        starts, self._starts = self._starts, {}
+        container_ids: list[str] = []
+        for start in starts.values():
+            with contextlib.suppress(Exception):
+                container_ids.append(await start)
+        if not container_ids:
             return
         from docker.errors import NotFound
 
         def remove() -> None:
-            with contextlib.suppress(NotFound):
-                self.client.api.remove_container(container_id, force=True)
+            for container_id in container_ids:
+                with contextlib.suppress(NotFound):
+                    self.client.api.remove_container(container_id, force=True)
 
         await asyncio.to_thread(remove)
 
     # -- commands ----------------------------------------------------------------------
-    def _exec(self, container_id: str, cmd: str, timeout: float) -> _ExecOutcome:
-        """One command: exec_create, exec_start (raw socket), exec_inspect. Blocking."""
+    def _exec(self, container_id: str, cmd: str, timeout: float, token: str) -> _ExecOutcome:
+        """One command: exec_create, exec_start (raw socket). Blocking."""
         from docker.utils.socket import frames_iter
 
         api = self.client.api
-        argv = ["/bin/sh", "-c", _WRAPPER, "co-sandbox", f"{timeout:g}", cmd]
+        argv = ["/bin/sh", "-c", _WRAPPER, "co-sandbox", f"{timeout:g}", cmd, token]
         exec_id = api.exec_create(container_id, argv, workdir="/workspace")["Id"]
         sock = api.exec_start(exec_id, socket=True)
         raw = getattr(sock, "_sock", sock)
@@ -301,22 +378,23 @@ class DockerSandbox:
             state = api.inspect_container(container_id).get("State", {})
             return bool(state.get("OOMKilled"))
         kills = int(match.group(1))
-        fresh = kills > self._oom_kills
-        self._oom_kills = kills
+        fresh = kills > self._oom_kills.get(container_id, 0)
+        self._oom_kills[container_id] = kills
         return fresh
 
     def _restart(self, container_id: str) -> None:
         self.client.api.restart(container_id, timeout=0)
 
-    def _run_blocking(self, container_id: str, cmd: str, timeout: float) -> CommandResult:
+    def _run_blocking(
+        self, container_id: str, cmd: str, timeout: float, token: str
+    ) -> CommandResult:
         from docker.errors import APIError, NotFound
 
         started = time.monotonic()
         try:
-            outcome = self._exec(container_id, cmd, timeout)
+            outcome = self._exec(container_id, cmd, timeout, token)
         except NotFound as exc:
-            self.container_id = None  # removed behind our back: the next command recreates it
-            raise SandboxError("the sandbox container disappeared; it will be recreated") from exc
+            raise ContainerGone("the sandbox container disappeared; it will be recreated") from exc
         except APIError as exc:
             raise SandboxError(f"docker exec failed: {exc.explanation}") from exc
         elapsed = time.monotonic() - started
@@ -336,9 +414,31 @@ class DockerSandbox:
             killed_reason=killed_reason,
         )
 
-    async def run_command(self, cmd: str, timeout: float = 120) -> CommandResult:
-        container_id = await self._ensure_container()
-        return await asyncio.to_thread(self._run_blocking, container_id, cmd, timeout)
+    def _cancel_exec(self, container_id: str, token: str) -> None:
+        """Kill the process group of the exec named by `token` (blocking)."""
+        from docker.errors import APIError
+
+        api = self.client.api
+        with contextlib.suppress(APIError):
+            exec_id = api.exec_create(container_id, ["/bin/sh", "-c", _CANCEL, "co-cancel", token])
+            api.exec_start(exec_id["Id"])
+
+    async def run_command(
+        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+    ) -> CommandResult:
+        container_id = await self._ensure_container(read_only)
+        token = uuid.uuid4().hex
+        try:
+            return await asyncio.to_thread(self._run_blocking, container_id, cmd, timeout, token)
+        except ContainerGone:
+            self._starts.pop(read_only, None)
+            raise
+        except asyncio.CancelledError:
+            # The exec's thread cannot be interrupted: kill the command where it runs.
+            kill = asyncio.to_thread(self._cancel_exec, container_id, token)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(kill), CANCEL_WAIT)
+            raise
 
 
 def connect(timeout: float = 2.0) -> Any:

@@ -1,28 +1,28 @@
 """Pick the sandbox backend: the configured one, or under "auto" the first that works.
 
-Order under "auto": docker (the engine answers, the image exists and uid 1000 can write
-the workspace), bwrap (installed and
-a trivial command runs), then subprocess (no isolation). Every backend not used is listed
-in `SandboxChoice.skipped` with the reason. A configured backend that does not work falls
-back to subprocess with the reason, never a crash. Probes use short timeouts: this runs
-when the app starts.
+Order under "auto": docker (the engine answers and the image exists), bwrap (installed, and
+a probe in the sandbox finds the workspace writable), then subprocess (no isolation), which
+then carries a warning to show. Both isolating backends run commands as the user chosen by
+runas.py, never as root. Every backend not used is listed in `SandboxChoice.skipped` with
+the reason. A configured backend that does not work raises SandboxUnavailable naming the
+reason and the fix: never a silent fallback to less isolation. Probes use short timeouts:
+this runs when the app starts.
 """
 
 from __future__ import annotations
 
 import os
-import stat
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from co_tui.sandbox.base import SandboxProtocol
+from co_tui.sandbox.base import SandboxProtocol, SandboxUnavailable
+from co_tui.sandbox.runas import RunAs, pick_run_as
 from co_tui.sandbox.subprocess import SubprocessSandbox
 
-SANDBOX_UID = 1000
 PROBE_TIMEOUT = 2.0
 API_TIMEOUT = 120.0  # once the engine answered: container creation can be slow on a busy host
+ISOLATING = ("docker", "bwrap")
 
 
 @dataclass
@@ -30,6 +30,7 @@ class SandboxChoice:
     sandbox: SandboxProtocol
     reason: str
     skipped: dict[str, str] = field(default_factory=dict)  # backend -> why it was not used
+    warning: str | None = None  # for the user, all the time: commands run unisolated
 
 
 def _docker_socket_missing() -> str | None:
@@ -40,27 +41,6 @@ def _docker_socket_missing() -> str | None:
     path = host.removeprefix("unix://") or "/var/run/docker.sock"
     if not Path(path).exists():
         return f"no Docker engine answers at unix://{path}"
-    return None
-
-
-def workspace_problem(workspace: Path) -> str | None:
-    """Why the container user (uid 1000) could not write the bind-mounted workspace, if so.
-
-    Docker Desktop (macOS) maps ownership through its file sharing: no check there."""
-    if sys.platform == "darwin":
-        return None
-    try:
-        st = workspace.stat()
-    except OSError as exc:
-        return f"cannot inspect the workspace {workspace}: {exc.strerror}"
-    if st.st_uid == SANDBOX_UID:
-        need = stat.S_IWUSR | stat.S_IXUSR
-    elif st.st_gid == SANDBOX_UID:
-        need = stat.S_IWGRP | stat.S_IXGRP
-    else:
-        need = stat.S_IWOTH | stat.S_IXOTH
-    if st.st_mode & need != need:
-        return f"the workspace {workspace} is not writable by the sandbox user (uid {SANDBOX_UID})"
     return None
 
 
@@ -92,6 +72,13 @@ def probe_docker(image: str, timeout: float = PROBE_TIMEOUT) -> tuple[Any | None
     return client, None
 
 
+def _configured_fails(backend: str, why: str) -> SandboxUnavailable:
+    return SandboxUnavailable(
+        f'sandbox_backend is "{backend}" but it does not work here: {why}. Fix that, or '
+        'choose another sandbox_backend ("subprocess": no isolation, every command asks)'
+    )
+
+
 def select_sandbox(
     backend: str,
     workspace: Path,
@@ -104,35 +91,61 @@ def select_sandbox(
     cpus: float = 1.0,
     **_options: object,
 ) -> SandboxChoice:
+    """Raises SandboxUnavailable when the configured docker or bwrap backend cannot work."""
+    if backend not in (*ISOLATING, "auto", "subprocess"):
+        raise SandboxUnavailable(
+            f"unknown sandbox_backend {backend!r}: use auto, docker, bwrap or subprocess"
+        )
     skipped: dict[str, str] = {}
-    if backend in ("auto", "docker"):
+    run_as: RunAs | None = None
+    if backend != "subprocess":
+        try:
+            run_as = pick_run_as(workspace)
+        except SandboxUnavailable as refusal:
+            if backend in ISOLATING:
+                raise SandboxUnavailable(f'sandbox_backend is "{backend}" but {refusal}') from None
+            skipped = dict.fromkeys(ISOLATING, str(refusal))
+    if run_as is not None and backend in ("auto", "docker"):
         client, why = probe_docker(image)
-        if client is not None and (why := workspace_problem(workspace)):
-            client.close()
-            client = None
         if client is not None:
             from co_tui.sandbox.docker import DockerSandbox
 
             sandbox = DockerSandbox(
-                workspace, session_id=session_id, client=client, image=image, network=network,
-                mem_limit=mem_limit, cpus=cpus, output_limit=output_limit,
-            )  # fmt: skip
+                workspace,
+                session_id=session_id,
+                client=client,
+                image=image,
+                network=network,
+                mem_limit=mem_limit,
+                cpus=cpus,
+                output_limit=output_limit,
+                run_as=run_as,
+            )
             reason = "configured" if backend == "docker" else "auto: Docker engine and image found"
             return SandboxChoice(sandbox, reason, skipped)
+        if backend == "docker":
+            raise _configured_fails(backend, why or "unavailable")
         skipped["docker"] = why or "unavailable"
-    if backend in ("auto", "bwrap"):
+    if run_as is not None and backend in ("auto", "bwrap"):
         from co_tui.sandbox.bwrap import BwrapSandbox, probe
 
-        why = probe(workspace)
+        why = probe(workspace, run_as=run_as)
         if why is None:
-            sandbox = BwrapSandbox(workspace, mem_limit=mem_limit, output_limit=output_limit)
+            sandbox = BwrapSandbox(
+                workspace, mem_limit=mem_limit, output_limit=output_limit, run_as=run_as
+            )
             reason = "configured" if backend == "bwrap" else "auto: bubblewrap works here"
             return SandboxChoice(sandbox, reason, skipped)
+        if backend == "bwrap":
+            raise _configured_fails(backend, why)
         skipped["bwrap"] = why
+    fallback = SubprocessSandbox(workspace, output_limit)
     if backend == "subprocess":
-        reason = "configured"
-    elif backend == "auto":
-        reason = "fallback: no isolating backend works here"
+        return SandboxChoice(fallback, "configured", skipped)
+    reasons = set(skipped.values())
+    if len(reasons) == 1:  # the workspace refused for both
+        detail = reasons.pop()
     else:
-        reason = f"fallback: the configured backend {backend} does not work here"
-    return SandboxChoice(SubprocessSandbox(workspace, output_limit), reason, skipped)
+        detail = "; ".join(f"{name}: {why}" for name, why in skipped.items())
+    warning = f"no sandbox: commands run on this machine unisolated ({detail})"
+    return SandboxChoice(fallback, "fallback: no isolating backend works here", skipped, warning)

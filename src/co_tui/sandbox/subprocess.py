@@ -1,7 +1,14 @@
 """No isolation: commands run on the host, in the workspace, with a scrubbed environment.
 
 Every command still needs the user's approval (safe-prefix auto-approval is off for
-isolation "none"). On timeout the whole process group is killed.
+isolation "none"), and read-only runs are refused: there is no read-only view here.
+
+Nothing a command starts outlives it. On Linux the command runs under reaper.py, a child
+subreaper: when the command's shell exits, every descendant is killed, those that left the
+process group (setsid, nohup, a double fork) included, and the call returns at once even if
+one of them held the output open. A timeout or a cancel sends SIGTERM to the reaper, which
+kills everything; SIGKILL of the process group follows after a grace. Elsewhere (macOS) the
+command's process group is killed instead: what left the group survives there.
 """
 
 from __future__ import annotations
@@ -10,13 +17,18 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 from pathlib import Path
 
 from co_tui.sandbox.base import CommandResult, IsolationLevel, OutputCollector, SandboxError
 
-# Variables a shell needs to behave; nothing else (no keys, tokens or credentials) passes.
+REAPER = Path(__file__).with_name("reaper.py")
+# After the leader exited: how long children left behind may keep the output open.
 DRAIN_GRACE_S = 0.5
+# After SIGTERM to the reaper: how long it may take to kill everything.
+KILL_GRACE_S = 2.0
 
+# Variables a shell needs to behave; nothing else (no keys, tokens or credentials) passes.
 PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME", "SHELL")
 
 
@@ -35,6 +47,24 @@ def kill_process_group(proc: asyncio.subprocess.Process) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+def _kill_group_if_running(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is None:  # not reaped yet: its pid (the group's id) is still ours
+        kill_process_group(proc)
+
+
+async def _stop(proc: asyncio.subprocess.Process, *, graceful: bool) -> None:
+    """Time is up: SIGTERM the leader first when it cleans up after itself (the reaper)."""
+    if graceful:
+        with contextlib.suppress(ProcessLookupError):
+            proc.terminate()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
+            return
+    kill_process_group(proc)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), 5)
+
+
 async def run_in_process_group(
     argv: list[str],
     *,
@@ -42,8 +72,10 @@ async def run_in_process_group(
     env: dict[str, str] | None,
     timeout: float,
     output_limit: int,
+    graceful: bool = False,
 ) -> CommandResult:
-    """Run argv in a new session; collect capped output; kill the whole group on timeout."""
+    """Run argv in a new session; collect capped output; on timeout or cancel kill the whole
+    group, after SIGTERM to the leader and a grace when `graceful`."""
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -69,12 +101,15 @@ async def run_in_process_group(
         await asyncio.wait_for(proc.wait(), timeout)
     except TimeoutError:
         timed_out = True
-        kill_process_group(proc)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(proc.wait(), 5)
+        await _stop(proc, graceful=graceful)
     except asyncio.CancelledError:
-        kill_process_group(proc)
         pump_task.cancel()
+        if graceful:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+            asyncio.get_running_loop().call_later(KILL_GRACE_S, _kill_group_if_running, proc)
+        else:
+            kill_process_group(proc)
         raise
     # The leader is gone. Children it left in the background may hold the pipe open:
     # drain briefly, then the whole group goes.
@@ -96,6 +131,13 @@ async def run_in_process_group(
     )
 
 
+def shell_argv(cmd: str) -> list[str]:
+    """The command under the reaper on Linux; a bare shell elsewhere."""
+    if sys.platform == "linux":
+        return [sys.executable, "-I", "-S", str(REAPER), str(os.getpid()), cmd]
+    return ["/bin/sh", "-c", cmd]
+
+
 class SubprocessSandbox:
     name = "subprocess"
     isolation_level: IsolationLevel = "none"
@@ -110,11 +152,12 @@ class SubprocessSandbox:
         if read_only:
             raise SandboxError("the subprocess backend has no read-only view of the workspace")
         return await run_in_process_group(
-            ["/bin/sh", "-c", cmd],
+            shell_argv(cmd),
             cwd=self.workspace,
             env=restricted_env(self.workspace),
             timeout=timeout,
             output_limit=self.output_limit,
+            graceful=sys.platform == "linux",
         )
 
     async def cleanup(self) -> None:

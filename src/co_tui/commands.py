@@ -120,7 +120,10 @@ async def _status(ctx: CommandContext, arg: str) -> None:
     from co_tui.sandbox import SandboxChoice
     from co_tui.status import gather_status, render_status_table
 
-    choice = SandboxChoice(ctx.deps.sandbox, ctx.deps.sandbox_reason, ctx.deps.sandbox_skipped)
+    deps = ctx.deps
+    choice = SandboxChoice(
+        deps.sandbox, deps.sandbox_reason, deps.sandbox_skipped, deps.sandbox_warning
+    )
     rows = gather_status(ctx.settings, ctx.deps.workspace or Path.cwd(), choice)
     if ctx.settings.mcp_servers:
         from co_tui.mcp import MCP_CONNECTION_KEY, mcp_status_rows

@@ -282,6 +282,13 @@ def list_tools_by_source(bundle: AgentBundle) -> dict[str, list[str]]:
     return groups
 
 
+def failure_note(failure: MCPFailure) -> str:
+    """One line for the transcript or stderr: a server that is down, or a tool left out."""
+    if failure.tool is not None:
+        return f"MCP server {failure.server}: {failure.message}"
+    return f"MCP server {failure.server} is not available: {failure.message}"
+
+
 def mcp_status_rows(settings: Settings, connection: MCPConnection | None) -> Sequence[StatusRow]:
     """Rows for /status and `co-tui status`: one per configured server."""
     from co_tui.status import StatusRow

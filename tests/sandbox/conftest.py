@@ -139,3 +139,19 @@ def host_addresses() -> list[str]:
             pass
     addresses.add("172.17.0.1")  # the default docker bridge gateway
     return sorted(addresses)
+
+
+def reach_script(port: int) -> str:
+    """Python for inside a sandbox: prints `reached [...]`, the host addresses (all on this
+    machine) where it could open a TCP connection to `port`."""
+    return (
+        "import socket\n"
+        "ok = []\n"
+        f"for host in {host_addresses()!r}:\n"
+        "    try:\n"
+        f"        socket.create_connection((host, {port}), timeout=2).close()\n"
+        "        ok.append(host)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "print('reached', ok)\n"
+    )

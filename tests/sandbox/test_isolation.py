@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from co_tui.sandbox.base import SandboxProtocol
-from tests.sandbox.conftest import host_addresses, sandbox_uid
+from tests.sandbox.conftest import reach_script, sandbox_uid
 
 FORK_BOMB = "f() { f | f & }; f"
 
@@ -49,17 +49,7 @@ async def test_no_network_egress(sandbox: SandboxProtocol, host_listener: int) -
 
     with host_socket.create_connection(("127.0.0.1", host_listener), timeout=2):
         pass  # the listener does answer from the host
-    script = (
-        "import socket, sys\n"
-        "ok = []\n"
-        f"for host in {host_addresses()!r} + ['1.1.1.1']:\n"
-        "    try:\n"
-        f"        socket.create_connection((host, {host_listener}), timeout=2).close()\n"
-        "        ok.append(host)\n"
-        "    except OSError:\n"
-        "        pass\n"
-        "print('reached', ok)\n"
-    )
+    script = reach_script(host_listener)
     result = await sandbox.run_command(f"python3 -c {_quote(script)}; cat /proc/net/dev")
     assert "reached []" in result.output, result.output
     interfaces = [line.split(":")[0].strip() for line in result.output.splitlines() if ":" in line]

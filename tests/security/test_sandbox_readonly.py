@@ -14,7 +14,7 @@ import pytest
 
 from co_tui.sandbox.base import SandboxError, SandboxProtocol
 from co_tui.sandbox.docker import LABEL_OWNER, DockerSandbox
-from tests.sandbox.conftest import IMAGE, host_addresses
+from tests.sandbox.conftest import IMAGE, reach_script
 from tests.security.hostile import ATTACKS, hostile_workspace, tree_digest
 
 HOSTILE = [
@@ -129,17 +129,7 @@ async def test_read_only_docker_container_is_separate_hardened_and_offline(
         assert box.ro_container_id is None
         await box.run_command("true")
         assert box.ro_container_id is None  # started on the first read-only command only
-        script = (
-            "import socket\n"
-            "ok = []\n"
-            f"for host in {host_addresses()!r} + ['1.1.1.1']:\n"
-            "    try:\n"
-            f"        socket.create_connection((host, {host_listener}), timeout=2).close()\n"
-            "        ok.append(host)\n"
-            "    except OSError:\n"
-            "        pass\n"
-            "print('reached', ok)\n"
-        )
+        script = reach_script(host_listener)
         curl = f"curl -sS --max-time 2 http://127.0.0.1:{host_listener}/ && echo CURL-OK"
         result = await box.run_command(
             f"python3 -c {shlex.quote(script)}; {curl}; cat /proc/net/dev", read_only=True

@@ -47,6 +47,11 @@ def test_prompt_stream_and_approve_in_browser(served: tuple[ServeProcess, Path])
         assert "Streaming from the served app." in text
         browser.wait_for(lambda t: "approve all" in t.lower(), "the approval modal")
         assert not (workspace / MARKER_FILE).exists()  # nothing runs before the decision
+        # As a person would: decide once the dialog's keys are active (its hint line changes).
+        browser.wait_for(
+            lambda t: t.rfind("PgUp PgDn scroll") > t.rfind("not active yet") >= 0,
+            "the approval keys to become active",
+        )
         browser.type("y")
         browser.wait_for(lambda t: FINAL in t, "the answer after the command")
         assert (workspace / MARKER_FILE).exists()

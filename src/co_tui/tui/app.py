@@ -171,6 +171,7 @@ class CoApp(App[None]):
             MCP_CONNECTION_KEY,
             attach_mcp,
             connect_mcp_servers,
+            failure_note,
             mcp_status_summary,
         )
 
@@ -180,8 +181,8 @@ class CoApp(App[None]):
             attach_mcp(self.bundle, connection)
             self.deps.extra[MCP_CONNECTION_KEY] = connection
             for failure in connection.failures:
-                note = f"MCP server {failure.server} is not available: {failure.message}"
-                self.chat.transcript.add(Note(note, "error"))
+                level = "warning" if failure.tool is not None else "error"
+                self.chat.transcript.add(Note(failure_note(failure), level))
             self.chat.status_bar.set(mcp=mcp_status_summary(connection))
             ready.set()
             await asyncio.Event().wait()
@@ -273,7 +274,7 @@ class CoApp(App[None]):
     async def _turn_body(self, prompt: str, pending: Any = None) -> None:
         try:
             if not await self.wait_ready():
-                self.chat.transcript.add(Note(f"no model: {self.load_error}", "error"))
+                self.chat.transcript.add(Note(f"cannot run a turn: {self.load_error}", "error"))
                 return
             assert self.bundle is not None and self.deps is not None
             from co_tui.orchestrator import run_turn

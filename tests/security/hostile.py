@@ -1,0 +1,93 @@
+"""A hostile workspace: a real git repository with files an attacker wants to change.
+
+Owned by a regular uid when the tests run as root, as a user's checkout would be, so the
+sandboxes run commands as that uid.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+OWNER_UID = 1234  # neither root nor the 1000 that sandbox images often assume
+
+# The attacks found by trying the product as an attacker would, each of which ran under
+# bwrap with no approval asked before: command -> the file it meant to change.
+ATTACKS: dict[str, str] = {
+    "git diff --output=victim.txt": "victim.txt",
+    "tree -o README.md": "README.md",
+    "git branch -D feature": ".git/refs/heads/feature",
+    "rg --pre rm . victim.txt": "victim.txt",
+    "rg --pre sh . s.sh": "PWNED",
+    "git log -1 --format='#!/bin/sh%ntouch X%n' --output=s.sh": "s.sh",
+    "git -c core.fsmonitor='touch PWNED' status": "PWNED",
+}
+
+
+def _git(repo: Path, *args: str) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "HOME": str(repo),
+    }
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+def build_hostile_repo(repo: Path) -> None:
+    (repo / "README.md").write_text("# project\n")
+    (repo / "victim.txt").write_text("precious data\n")
+    (repo / "s.sh").write_text("#!/bin/sh\ntouch PWNED\n")
+    (repo / ".co-tui").mkdir()
+    (repo / ".co-tui" / "settings.json").write_text("{}\n")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "initial")
+    (repo / "victim.txt").write_text("precious data, changed\n")  # so `git diff` has output
+    _git(repo, "branch", "feature")
+
+
+def chown_tree(root: Path, uid: int) -> None:
+    os.chown(root, uid, uid)
+    for base, dirs, files in os.walk(root):
+        for name in dirs + files:
+            os.chown(os.path.join(base, name), uid, uid, follow_symlinks=False)
+
+
+@contextmanager
+def hostile_workspace() -> Iterator[Path]:
+    """Outside pytest's 0700 tmp tree, so a non-root owner can reach it."""
+    repo = Path(tempfile.mkdtemp(prefix="co-hostile-", dir="/tmp"))
+    repo.chmod(0o755)
+    try:
+        build_hostile_repo(repo)
+        if os.geteuid() == 0:
+            chown_tree(repo, OWNER_UID)
+        yield repo
+    finally:
+        shutil.rmtree(repo, ignore_errors=True)
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Every path under root (links not followed) with a hash of its content or target."""
+    digest: dict[str, str] = {}
+    for base, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(base, name)
+            rel = str(path.relative_to(root))
+            if path.is_symlink():
+                digest[rel] = "link:" + os.readlink(path)
+            elif path.is_file():
+                digest[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+            else:
+                digest[rel] = "dir"
+    return digest

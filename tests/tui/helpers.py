@@ -30,11 +30,13 @@ def make_app(
     settings: Settings | None = None,
     history_path: Path | None = None,
     session_id: str = "11111111-2222-3333-4444-555555555555",
+    sandbox_choice: SandboxChoice | None = None,
 ) -> CoApp:
+    """The app on a FunctionModel; commands run in `sandbox_choice` (default: subprocess)."""
     settings = settings or Settings(theme="textual-dark")
-    bundle = build_agent(settings, model=FunctionModel(stream_function=stream_fn, model_name="fn"),
-                         instructions="test")  # fmt: skip
-    choice = SandboxChoice(SubprocessSandbox(workspace), "test sandbox")
+    model = FunctionModel(stream_function=stream_fn, model_name="fn")
+    bundle = build_agent(settings, model=model, instructions="test")
+    choice = sandbox_choice or SandboxChoice(SubprocessSandbox(workspace), "test sandbox")
     deps = create_deps(settings, workspace, session_id=session_id, sandbox_choice=choice)
     return CoApp(settings, bundle=bundle, deps=deps, history_path=history_path)
 

@@ -38,6 +38,11 @@ class ApprovalRequest:
     reason: str  # why this call needs the user's decision
     index: int = 1  # "2 of 3"
     total: int = 1
+    # The egress guard: what private or untrusted content is in the conversation (one label
+    # each, e.g. "note Projects/plan.md"), and which parts of the outgoing arguments appear
+    # in that content (shown highlighted).
+    sources: tuple[str, ...] = ()
+    highlights: tuple[str, ...] = ()
 
     @property
     def args_hash(self) -> str:

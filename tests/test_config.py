@@ -100,3 +100,13 @@ def test_cli_prints_one_line_and_no_traceback(tmp_path: Path) -> None:
     assert len(lines) == 1, proc.stderr
     assert ".co-tui/settings.json" in lines[0] and "max_request_limit" in lines[0]
     assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_project_layer_widens_nothing_until_the_project_is_trusted(tmp_path: Path) -> None:
+    write(user_settings_path(), {"shell_safe_commands": ["ls", "cat"]})
+    project = {"auto_confirm": True, "shell_safe_commands": ["ls", "rm"], "tool_retries": 1}
+    write(tmp_path / ".co-tui" / "settings.json", project)
+    s = load_settings(tmp_path, env={})
+    assert s.auto_confirm is False  # widens: held back (co_tui.trust)
+    assert s.shell_safe_commands == ["ls"]  # rm held back, dropping cat narrows: applies
+    assert s.tool_retries == 1  # widens nothing: applies

@@ -1,4 +1,8 @@
-"""build_agent(): the model, the tools and their approval classes, the instructions."""
+"""build_agent(): the model, the tools and their approval classes, the instructions.
+
+Untrusted tool results reach the model fenced (FenceUntrusted, after the history
+processors); outbound web tools wait for approval when the egress guard says so.
+"""
 
 from __future__ import annotations
 
@@ -15,12 +19,14 @@ from co_tui.config import Settings
 from co_tui.deps import CoDeps
 from co_tui.history import history_processors
 from co_tui.llm import ResolvedModel, resolve_model
+from co_tui.orchestrator.egress_session import session_table
+from co_tui.orchestrator.fence import FenceUntrusted
 from co_tui.prompts import agent_instructions
 from co_tui.skills.tool import register_skills
 from co_tui.tools import google_calendar, google_drive, google_gmail, memory, obsidian, slack
 from co_tui.tools.delegate import delegate
 from co_tui.tools.shell import run_shell_command
-from co_tui.tools.web import register_web_tools
+from co_tui.tools.web import web_toolset
 
 ToolFunc = Callable[..., Any]
 
@@ -79,6 +85,8 @@ def build_agent(
         )
     else:
         instructions_source = instructions
+    # Web tools per web_policy (and the egress guard); skills below.
+    web_tools, web_sources = web_toolset(settings.web_policy, all_approval=all_approval)
     agent: Agent[CoDeps, str | DeferredToolRequests] = Agent(
         model,
         deps_type=CoDeps,
@@ -86,7 +94,8 @@ def build_agent(
         instructions=instructions_source,
         retries=settings.tool_retries,
         name="co",
-        capabilities=[ProcessHistory(trim), ProcessHistory(window)],
+        capabilities=[ProcessHistory(trim), ProcessHistory(window), FenceUntrusted(session_table)],
+        toolsets=[web_tools] if web_tools is not None else [],
     )
     tool_names: list[str] = []
     sources: dict[str, str] = {}
@@ -98,9 +107,8 @@ def build_agent(
         agent.tool(func, requires_approval=all_approval)
         tool_names.append(func.__name__)
         sources[func.__name__] = "built-in"
-    # Web tools per web_policy; skills (load_skill, and their list in the instructions).
-    extra_sources = register_web_tools(agent, settings.web_policy, all_approval=all_approval)
-    extra_sources |= register_skills(
+    # Skills: load_skill, and their list in the instructions.
+    extra_sources = web_sources | register_skills(
         agent, all_approval=all_approval, list_in_prompt=instructions is None
     )
     tool_names.extend(extra_sources)

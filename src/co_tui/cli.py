@@ -14,6 +14,8 @@ import typer
 from co_tui import __version__
 from co_tui.config import Settings, SettingsError, load_settings
 from co_tui.sandbox.build import sandbox_app
+from co_tui.trust import LoadedSettings, load_project_settings, untrusted_notice
+from co_tui.visible import visible
 
 app = typer.Typer(
     add_completion=False,
@@ -40,6 +42,24 @@ def settings_or_exit(overrides: dict[str, Any] | None = None) -> Settings:
         return load_settings(Path.cwd(), overrides=overrides)
     except SettingsError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
+
+
+def loaded_or_exit(overrides: dict[str, Any], trust_project: bool) -> LoadedSettings:
+    """Settings with what the project would widen, if the user trusts it (`--trust-project`
+    trusts it for this run and stores that)."""
+    try:
+        loaded = load_project_settings(Path.cwd(), overrides=overrides, trust_project=trust_project)
+    except SettingsError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+    if trust_project and loaded.project is not None:
+        try:
+            loaded.project.remember()
+        except OSError as exc:
+            typer.echo(f"co-tui: trusted for this run only, not stored: {exc}", err=True)
+    from co_tui.private_files import protect_data_at_rest
+
+    protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered
+    return loaded
 
 
 def _version(value: bool) -> None:
@@ -72,6 +92,13 @@ def main_callback(
         str | None,
         typer.Option("--resume", "-r", help="Resume a session by id (alone: choose from a list)."),
     ] = None,
+    trust_project: Annotated[
+        bool,
+        typer.Option(
+            "--trust-project",
+            help="Trust this project's .co-tui/settings.json (stored; asked again if it changes).",
+        ),
+    ] = False,
     version: Annotated[
         bool | None,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
@@ -79,6 +106,8 @@ def main_callback(
 ) -> None:
     if ctx.invoked_subcommand is not None:
         ctx.obj = {"model": model}
+        if trust_project:  # stored: the sub-command loads the settings it trusts
+            loaded_or_exit({}, trust_project=True)
         return
     overrides = {"model": model, "verbose": verbose or None}
     if prompt is not None:
@@ -89,15 +118,17 @@ def main_callback(
             )
         if prompt == "-":
             prompt = sys.stdin.read()
-        settings = settings_or_exit(overrides)
+        loaded = loaded_or_exit(overrides, trust_project)
+        if notice := untrusted_notice(loaded.project):  # one line; the run goes on without it
+            typer.echo(f"co-tui: {visible(notice, keep='')}", err=True)
         code = asyncio.run(
-            _headless(settings, prompt, output_format, yes, verbose, continue_, resume)
+            _headless(loaded.settings, prompt, output_format, yes, verbose, continue_, resume)
         )
         raise typer.Exit(code)
-    settings = settings_or_exit(overrides)
+    loaded = loaded_or_exit(overrides, trust_project)
     from co_tui.tui.launch import launch_app
 
-    launch_app(settings, continue_latest=continue_, resume=resume)
+    launch_app(loaded, continue_latest=continue_, resume=resume)
 
 
 async def _headless(

@@ -98,6 +98,7 @@ KEY_HELP: list[tuple[str, str]] = [
     ("Tab", "complete a /command"),
     ("Esc / Ctrl+C", "cancel the running turn (what was queued comes back to the prompt)"),
     ("y / n / a a / Esc", "approval: approve, deny, approve all for the session, deny"),
+    ("p", "approval: always allow this (an editable rule) in this project"),
     ("Ctrl+C twice", "exit (at an idle prompt)"),
     ("Ctrl+D / Ctrl+Q", "exit"),
     ("Ctrl+T", "show or hide thinking"),
@@ -288,6 +289,18 @@ async def _spans(ctx: CommandContext, arg: str) -> None:
     opener(arg)
 
 
+async def _permissions(ctx: CommandContext, arg: str) -> None:
+    from co_tui.permissions.listing import permissions_table, remove_saved_rule
+
+    words = arg.split()
+    if not words:
+        ctx.show(permissions_table(ctx.deps.permissions))
+    elif words[0] == "remove" and len(words) == 2:
+        ctx.show(remove_saved_rule(ctx.deps.permissions, words[1]))
+    else:
+        ctx.show("`/permissions` lists the rules; `/permissions remove N` removes saved rule N.")
+
+
 async def _forget(ctx: CommandContext, arg: str) -> None:
     from co_tui.tools.memory import forget_memory
 
@@ -314,6 +327,12 @@ COMMANDS: dict[str, SlashCommand] = {
         "compact", "summarise the conversation to free context", _compact, "/compact [focus]"
     ),
     "resume": SlashCommand("resume", "open an earlier session", _resume, "/resume [id]"),
+    "permissions": SlashCommand(
+        "permissions",
+        "the permission rules in force; remove one saved for this project",
+        _permissions,
+        "/permissions [remove N]",
+    ),
 }
 
 

@@ -3,19 +3,28 @@
 Every layer is validated on its own so that an error names the file (or the environment
 variable) it came from, the field, and what was expected. `load_settings` raises
 `SettingsError` with a one-line message; the CLI prints it and exits. Never a traceback.
+
+The project layer comes from the working directory, which the sandbox can write: what it
+would widen (start processes, approve, reach hosts, redirect data) applies only once the user
+trusts the project (co_tui.trust). `read_layers` and `merge_layers` are the pieces it uses.
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
+
+from co_tui.permissions.rules import RuleError, parse_rule
 
 APP_NAME = "co-tui"
 PROJECT_DIR_NAME = ".co-tui"
@@ -46,6 +55,30 @@ class MCPServerConfig(BaseModel):
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     approval: Literal["auto", "never"] = "auto"
+    # The server sends nothing off this machine: its calls are not outbound for the egress
+    # guard (its results still count as untrusted).
+    local: bool = False
+
+
+def _permission_rule(text: str) -> str:
+    try:
+        parse_rule(text)
+    except RuleError as exc:  # the error names the field; the input (the rule) is appended
+        why = {"why": str(exc)}
+        raise PydanticCustomError("permission_rule", "bad permission rule: {why}", why) from None
+    return text.strip()
+
+
+PermissionRuleText = Annotated[str, AfterValidator(_permission_rule)]
+
+
+class Permissions(BaseModel):
+    """Permission rules (grammar in permissions/rules.py): deny wins, then ask, then allow."""
+
+    model_config = ConfigDict(extra="forbid")
+    allow: list[PermissionRuleText] = Field(default_factory=list)
+    ask: list[PermissionRuleText] = Field(default_factory=list)
+    deny: list[PermissionRuleText] = Field(default_factory=list)
 
 
 # Run without asking (only in an isolating sandbox, read-only) when the arguments pass the
@@ -119,6 +152,7 @@ class Settings(BaseModel):
     sandbox_cpus: float = Field(default=1, gt=0)
     shell_safe_commands: list[str] = Field(default_factory=lambda: list(DEFAULT_SAFE_COMMANDS))
     shell_output_limit: int = Field(default=100_000, ge=1000)
+    permissions: Permissions = Field(default_factory=Permissions)
 
     # --- Integrations ---
     obsidian_vault_path: str | None = None
@@ -198,27 +232,31 @@ def _env_value(field: str, raw: str) -> Any:
     return raw
 
 
-def _read_json_file(path: Path) -> dict[str, Any]:
+def _read_json_file(path: Path) -> tuple[dict[str, Any], bytes]:
+    """The file's settings object and the exact bytes it was parsed from."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise SettingsError(f"settings error: {path}: cannot read ({exc.strerror})") from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise SettingsError(f"settings error: {path}: not UTF-8 text") from None
     if not text.strip():
-        return {}
+        return {}, data
     try:
-        data = json.loads(text)
+        parsed = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SettingsError(
             f"settings error: {path}: invalid JSON at line {exc.lineno} column {exc.colno}: "
             f"{exc.msg}"
         ) from None
-    if not isinstance(data, dict):
+    if not isinstance(parsed, dict):
         raise SettingsError(
-            f"settings error: {path}: expected a JSON object of settings, got {type(data).__name__}"
+            f"settings error: {path}: expected a JSON object of settings, "
+            f"got {type(parsed).__name__}"
         )
-    return data
+    return parsed, data
 
 
 def _describe_error(err: Mapping[str, Any]) -> tuple[str, str]:
@@ -261,33 +299,68 @@ def user_settings_path() -> Path:
     return user_config_dir() / SETTINGS_FILE_NAME
 
 
-def load_settings(
-    cwd: Path | None = None,
+LayerKind = Literal["user", "project", "environment", "command line"]
+
+
+@dataclass(frozen=True)
+class SettingsLayer:
+    """One source of settings, as written. `source` names it in error messages."""
+
+    kind: LayerKind
+    source: str  # the file, "environment" or "command line"
+    values: dict[str, Any]
+    sha256: str = ""  # of the file's bytes, for the layers read from a file
+
+
+def read_layers(
+    cwd: Path,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
-) -> Settings:
-    """Build Settings from every layer; raises SettingsError with a one-line message."""
-    cwd = cwd or Path.cwd()
+) -> list[SettingsLayer]:
+    """Every layer that is present, lowest precedence first (nothing validated yet)."""
     env = os.environ if env is None else env
-    merged: dict[str, Any] = {}
-    settings = Settings()
-
-    for path in (user_settings_path(), project_settings_path(cwd)):
+    layers: list[SettingsLayer] = []
+    files: tuple[tuple[LayerKind, Path], ...] = (
+        ("user", user_settings_path()),
+        ("project", project_settings_path(cwd)),
+    )
+    for kind, path in files:
         if path.is_file():
-            layer = _read_json_file(path)
-            merged |= layer
-            settings = _validate_layer(merged, str(path), set(layer))
-
+            values, data = _read_json_file(path)
+            digest = hashlib.sha256(data).hexdigest()
+            layers.append(SettingsLayer(kind, str(path), values, digest))
     env_layer = {
         field: _env_value(field, env[env_name(field)])
         for field in Settings.model_fields
         if env.get(env_name(field)) not in (None, "")
     }
     if env_layer:
-        merged |= env_layer
-        settings = _validate_layer(merged, "environment", set(env_layer))
+        layers.append(SettingsLayer("environment", "environment", env_layer))
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    if given:
+        layers.append(SettingsLayer("command line", "command line", given))
+    return layers
 
-    if overrides:
-        merged |= {k: v for k, v in overrides.items() if v is not None}
-        settings = _validate_layer(merged, "command line", set(overrides))
+
+def merge_layers(layers: Iterable[SettingsLayer]) -> Settings:
+    """Later layers replace earlier ones key by key; each is validated as it is added, so an
+    error names the layer at fault."""
+    merged: dict[str, Any] = {}
+    settings = Settings()
+    for layer in layers:
+        merged |= layer.values
+        settings = _validate_layer(merged, layer.source, set(layer.values))
     return settings
+
+
+def load_settings(
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Build Settings from every layer, the project's only as far as the user trusts it
+    (co_tui.trust.load_project_settings has the details); raises SettingsError with a
+    one-line message."""
+    from co_tui.trust import load_project_settings
+
+    return load_project_settings(cwd or Path.cwd(), env=env, overrides=overrides).settings

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.memory.config import MemoryConfig
+from co_tui.permissions.ruleset import PermissionRules
 from co_tui.sandbox import SandboxChoice, SandboxProtocol, select_sandbox
 from co_tui.telemetry.tracing import traced_sandbox
 from co_tui.web.config import WebConfig
@@ -44,6 +45,8 @@ class CoDeps:
     secret_values: list[str] = field(default_factory=list, repr=False)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     web: WebConfig = field(default_factory=WebConfig)
+    # The permission rules: settings.json's and the ones saved for this project.
+    permissions: PermissionRules = field(default_factory=PermissionRules)
 
     # Mutable per-session state.
     google_creds: Any | None = field(default=None, repr=False)
@@ -95,4 +98,5 @@ def create_deps(
         secret_values=settings.secret_values(),
         memory=MemoryConfig.from_settings(settings),
         web=WebConfig.from_settings(settings),
+        permissions=PermissionRules.from_settings(settings.permissions, workspace),
     )

@@ -3,7 +3,8 @@
 text: the answer streams to stdout; tool calls, denials and errors go to stderr.
 stream-json: one JSON object a line for every frontend event (session_id included).
 json: one object at the end with the text, usage, tool calls and denials.
-Approvals are denied unless `--yes` was given; every denial is reported.
+Approvals are denied unless `--yes` was given; every denial is reported. Permission rules
+apply as in the app (a deny rule denies even with `--yes`); "always allow" is never offered.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, Literal, TextIO
 from co_tui.orchestrator.frontend import (
     ApprovalDecision,
     ApprovalRecord,
+    ApprovalReply,
     ApprovalRequest,
     StatusInfo,
     ToolCallInfo,
@@ -147,7 +149,7 @@ class HeadlessFrontend:
     def on_turn_end(self, session_id: str, interrupted: bool) -> None:
         self._event("turn_end", session_id, interrupted=interrupted)
 
-    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
+    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalReply:
         return ApprovalDecision.APPROVE if self.approve_all else ApprovalDecision.DENY
 
     def on_approval(self, session_id: str, record: ApprovalRecord) -> None:
@@ -161,13 +163,15 @@ class HeadlessFrontend:
             reason=record.reason,
             decision=record.decision,
             read_only=record.read_only,
+            rule=record.rule,
             args_sha256=record.args_hash,
         )
         call = f"{record.tool_name}({json.dumps(record.args, ensure_ascii=True)})"
         if record.decision == "deny":
             denial = {"id": record.tool_call_id, "name": record.tool_name, "args": record.args}
             self.denials.append({**denial, "reason": record.reason})
-            hint = " — pass --yes to approve side effects" if not self.approve_all else ""
+            asked = not self.approve_all and not record.rule  # a deny rule is not overridden
+            hint = " — pass --yes to approve side effects" if asked else ""
             self._note(f"denied {call}: {record.reason}{hint}")
         elif record.decision == "auto":
             where = " (read-only workspace, no network)" if record.read_only else ""

@@ -8,6 +8,11 @@ A tool whose prefixed name is taken (by a built-in tool, or by an earlier server
 left out of its server (`.filtered`) and reported as an `MCPFailure` naming the tool: two
 tools with one name would make pydantic-ai fail every turn.
 
+For the egress guard every MCP result is untrusted (fenced for the model, "mcp:<server>"),
+and a server not marked `local` is outbound: with `approval: never` its calls still wait for
+approval once private or untrusted content is in the conversation, and each call is
+recorded as an egress span.
+
 Usage (the app or headless entry point owns the connection's lifetime):
 
     connection = await connect_mcp_servers(settings, workspace)
@@ -23,6 +28,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -66,6 +73,7 @@ class MCPServerHandle:
     tool_names: list[str]  # prefixed, as the model sees them
     approval: bool
     original_names: dict[str, str] = field(default_factory=dict)  # prefixed -> the server's
+    local: bool = False  # sends nothing off this machine (not outbound for the egress guard)
     _raw: Any = field(repr=False, default=None)  # the entered MCPToolset
     _transport: Any = field(repr=False, default=None)
 
@@ -132,8 +140,9 @@ async def _connect_one(
     from fastmcp.client.transports import StdioTransport
     from pydantic_ai.mcp import MCPToolset
 
-    log_path = mcp_log_path(name)
-    log_path.parent.mkdir(parents=True, exist_ok=True)
+    from co_tui.private_files import private_file
+
+    log_path = private_file(mcp_log_path(name))  # 0600 in a 0700 folder, before stderr lands
     log_start = log_path.stat().st_size if log_path.exists() else 0
     transport = StdioTransport(
         config.command,
@@ -154,9 +163,11 @@ async def _connect_one(
         message = f"`{config.command}` failed to start: {_describe(exc)}"
         return MCPFailure(name, message + (f" (stderr: {tail})" if tail else ""))
     prefix = tool_prefix(name)
-    toolset: Any = _GuardedToolset(raw, server=name).prefixed(prefix)
+    toolset: Any = _GuardedToolset(raw, server=name, local=config.local).prefixed(prefix)
     if config.approval == "auto":
         toolset = toolset.approval_required()
+    elif not config.local:
+        toolset = toolset.approval_required(_egress_guard)
     original_names = {f"{prefix}_{t.name}": t.name for t in tools}
     return MCPServerHandle(
         name=name,
@@ -165,6 +176,7 @@ async def _connect_one(
         tool_names=list(original_names),
         approval=config.approval == "auto",
         original_names=original_names,
+        local=config.local,
         _raw=raw,
         _transport=transport,
     )
@@ -218,6 +230,14 @@ async def connect_mcp_servers(
     return connection
 
 
+def _egress_guard(ctx: RunContext[CoDeps], tool_def: Any, tool_args: dict[str, Any]) -> bool:
+    """An outbound server's call waits for approval once private or untrusted content is in
+    the conversation (the egress guard)."""
+    from co_tui.orchestrator.egress_session import run_sources
+
+    return bool(run_sources(ctx))
+
+
 CONNECTION_CLOSED = -32000  # JSON-RPC error code the MCP SDK uses when the server went away
 
 
@@ -231,6 +251,7 @@ class _GuardedToolset(WrapperToolset[Any]):
     of a bare "Connection closed" retry prompt (or a failed turn)."""
 
     server: str = ""
+    local: bool = False
 
     def _failed(self, exc: BaseException) -> dict[str, Any]:
         return {
@@ -245,13 +266,30 @@ class _GuardedToolset(WrapperToolset[Any]):
         from pydantic_ai.mcp import MCPError
 
         try:
-            return await super().call_tool(name, tool_args, ctx, tool)
+            if self.local:
+                return await super().call_tool(name, tool_args, ctx, tool)
+            return await self._sent(name, tool_args, ctx, tool)
         except ModelRetry as exc:
             if _connection_closed(exc.__cause__):
                 return self._failed(exc.__cause__ or exc)
             raise
         except (MCPError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
             return self._failed(exc)
+
+    async def _sent(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
+        """The call, recorded as an egress span: it leaves this machine."""
+        from co_tui.orchestrator.egress_session import source_labels
+        from co_tui.telemetry.tracing import traced_egress
+
+        size = len(json.dumps(tool_args, ensure_ascii=False, default=str).encode())
+        labels = functools.partial(source_labels, ctx)
+        tool_name = ctx.tool_name or name
+        with traced_egress(tool_name, f"mcp:{self.server}", size, labels) as egress:
+            try:
+                return await super().call_tool(name, tool_args, ctx, tool)
+            except BaseException:
+                egress.outcome("failed")
+                raise
 
 
 def attach_mcp(bundle: AgentBundle, connection: MCPConnection) -> None:
@@ -303,6 +341,7 @@ def mcp_status_rows(settings: Settings, connection: MCPConnection | None) -> Seq
         if name in connected:
             server = connected[name]
             how = "approval for every call" if server.approval else "no approval"
+            how += ", local" if server.local else ""
             rows.append(StatusRow(f"  {name}", f"{len(server.tool_names)} tools ({how})"))
             rows.extend(
                 StatusRow(f"    {f.tool}", f.message, "warn")

@@ -1,11 +1,20 @@
-"""`co-tui serve`: the app in a browser through textual-serve, behind an access token.
+"""`co-tui serve`: the app in a browser through textual-serve, behind a one-time address.
 
 textual-serve has no authentication: whoever reaches its port drives the app (reads the
-user's data, approves commands). So every request must carry a random token: the printed
-address has it as `?token=`, the first request trades it for an HttpOnly, SameSite=Strict
-cookie and is redirected to a clean address; everything else without the cookie gets 403.
-The WebSocket also checks Origin; on loopback, the Host header must name loopback (DNS
-rebinding). The token is printed once and never logged (the access log is off).
+user's data, approves commands). And browsers send a cookie for 127.0.0.1 to every port of
+127.0.0.1, so any other local web server would receive a cookie that is the key. Here:
+
+- The printed address carries a random token, good once: the first visit trades it for a
+  session cookie and is redirected to the app, which lives under a second secret, a random
+  path prefix (/<prefix>/). The token works once, so a copy of the address is worth nothing.
+- The cookie is scoped to Path=/<prefix>/ (HttpOnly, SameSite=Strict): the browser sends it
+  only to addresses under the secret prefix, so another port's server never sees it, and the
+  cookie alone (without the prefix) opens nothing.
+- Requests another site or port's page makes (Sec-Fetch-Site), any cross-origin Origin and a
+  WebSocket without Origin are refused; a Host header with user info (`user@127.0.0.1`)
+  is refused; on loopback the Host must name loopback and this server's port (DNS rebinding).
+- Responses carry no-referrer (the prefix never leaves in a Referer), no-store and
+  frame-ancestors 'none'. The token is printed once and never logged (no access log).
 
 Each browser connection starts its own app process: `python -m co_tui.serve [--model M]`.
 """
@@ -18,11 +27,13 @@ import importlib
 import ipaddress
 import logging
 import os
+import re
 import secrets
 import shlex
 import socket
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -34,8 +45,22 @@ if TYPE_CHECKING:
 # FunctionModel), used by the served app instead of resolving the configured provider.
 TEST_MODEL_FACTORY_ENV = "CO_TUI_TEST_MODEL_FACTORY"
 TOKEN_PARAM = "token"
+COOKIE_NAME = "co_tui_session"
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain"}
 INSTALL_HINT = "`co-tui serve` needs textual-serve: pip install 'co-tui[serve]'"
+# Fetch metadata a browser sends: only the app's own pages, or an address typed or opened
+# from outside a page (the printed one), may reach the server.
+ALLOWED_FETCH_SITES = {"none", "same-origin"}
+SECURITY_HEADERS = {
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+}
+# host, [v6], host:port, [v6]:port; nothing else (no user info, path or spaces).
+_HOST = re.compile(
+    r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>\d{1,5}))?"
+)
 
 Echo = Callable[[str], None]
 Handler = Callable[["web.Request"], Awaitable["web.StreamResponse"]]
@@ -48,6 +73,15 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def parse_host(value: str, default_port: int) -> tuple[str, int] | None:
+    """A Host header as (host, port), or None when it is anything but a host and a port."""
+    match = _HOST.fullmatch(value)
+    if match is None:
+        return None
+    port = int(match["port"]) if match["port"] else default_port
+    return (match["v6"] or match["name"]).lower(), port
 
 
 def default_public_url(host: str, port: int) -> str:
@@ -66,58 +100,131 @@ def app_command(model: str | None) -> str:
     return shlex.join(args)
 
 
-def make_guard(token: str, cookie_name: str, *, secure: bool, loopback: bool) -> Any:
-    """An aiohttp middleware: token check (query once, then cookie), Origin and Host checks."""
-    from aiohttp import web
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())
 
-    def valid(candidate: str | None) -> bool:
-        return candidate is not None and hmac.compare_digest(candidate.encode(), token.encode())
+
+@dataclass
+class Gate:
+    """One server's keys: the one-time token, the secret path prefix, the sessions opened."""
+
+    token: str | None
+    prefix: str
+    secure: bool  # the public address is https: cookies are Secure
+    loopback: bool  # bound to loopback: Host must name loopback and one of `ports`
+    ports: frozenset[int]
+    base_path: str = ""  # the public address's path, when a proxy serves it below one
+    sessions: set[str] = field(default_factory=set)
+
+    @property
+    def app_path(self) -> str:
+        return f"{self.base_path}/{self.prefix}/"
+
+    def refusal(self, request: web.Request) -> str | None:
+        """Why the request is refused before anything else, or None."""
+        parsed = parse_host(request.headers.get("Host", ""), 443 if self.secure else 80)
+        if parsed is None:
+            return "malformed Host header"
+        if self.loopback and not (is_loopback(parsed[0]) and parsed[1] in self.ports):
+            return "unexpected Host header"
+        origin = request.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc != request.host:
+            return "cross-origin request refused"
+        if origin is None and request.headers.get("Upgrade", "").lower() == "websocket":
+            return "WebSocket without Origin refused"
+        site = request.headers.get("Sec-Fetch-Site")
+        if site is not None and site not in ALLOWED_FETCH_SITES:
+            return "request from another site or port refused (paste the address instead)"
+        return None
+
+    def redeem(self, offered: str) -> str | None:
+        """The token, once: a new session id; None for a wrong or used token."""
+        if self.token is None or not _same(offered, self.token):
+            return None
+        self.token = None
+        session = secrets.token_urlsafe(32)
+        self.sessions.add(session)
+        return session
+
+    def admits(self, request: web.Request) -> bool:
+        """Under the secret prefix, with a session cookie."""
+        segment = request.path.split("/", 2)[1] if request.path.startswith("/") else ""
+        if not _same(segment, self.prefix) or not request.path.startswith(f"/{self.prefix}/"):
+            return False
+        cookie = request.cookies.get(COOKIE_NAME)
+        return cookie is not None and any(_same(cookie, s) for s in self.sessions)
+
+
+def make_guard(gate: Gate) -> Any:
+    """An aiohttp middleware: Host, Origin and fetch-site checks, then the token exchange at
+    `/?token=`, then the prefix and the session cookie for everything else."""
+    from aiohttp import web
 
     def forbidden(reason: str) -> web.Response:
         return web.Response(status=403, text=f"co-tui: {reason}\n")
 
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if loopback and not is_loopback(urlsplit(f"//{request.host}").hostname or ""):
-            return forbidden("unexpected Host header")
-        origin = request.headers.get("Origin")
-        if origin is not None and urlsplit(origin).netloc != request.host:
-            return forbidden("cross-origin request refused")
+        if reason := gate.refusal(request):
+            return forbidden(reason)
         offered = request.query.get(TOKEN_PARAM)
-        if offered is not None:
-            if not valid(offered):
-                return forbidden("wrong access token")
-            # Trade the token for a cookie and drop it from the address bar and history.
+        if offered is not None and request.path == "/":
+            session = gate.redeem(offered)
+            if session is None:
+                return forbidden(
+                    "this address is wrong or was already used (it works once); "
+                    "restart `co-tui serve` for a new one"
+                )
             query = {k: v for k, v in request.query.items() if k != TOKEN_PARAM}
-            location = str(request.rel_url.with_query(query))
+            location = str(request.rel_url.with_path(gate.app_path).with_query(query))
             response = web.Response(status=303, headers={"Location": location})
             response.set_cookie(
-                cookie_name, token, httponly=True, samesite="Strict", secure=secure, path="/"
+                COOKIE_NAME,
+                session,
+                path=gate.app_path,
+                httponly=True,
+                samesite="Strict",
+                secure=gate.secure,
             )
             return response
-        if not valid(request.cookies.get(cookie_name)):
-            return forbidden("open the address `co-tui serve` printed (it carries the token)")
+        if not gate.admits(request):
+            return forbidden("open the address `co-tui serve` printed (it works once)")
         return await handler(request)
 
     return guard
 
 
-def make_server(command: str, host: str, port: int, public_url: str, token: str) -> Any:
+async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    response.headers.update(SECURITY_HEADERS)
+
+
+def make_gate(host: str, port: int, public_url: str, token: str) -> Gate:
+    public = urlsplit(public_url)
+    secure = public.scheme == "https"
+    ports = {port, public.port or (443 if secure else 80)}
+    return Gate(
+        token,
+        secrets.token_urlsafe(24),
+        secure=secure,
+        loopback=is_loopback(host),
+        ports=frozenset(ports),
+        base_path=public.path.rstrip("/"),
+    )
+
+
+def make_server(command: str, host: str, port: int, public_url: str, gate: Gate) -> Any:
     from aiohttp import web
     from textual_serve.server import Server
 
-    guard = make_guard(
-        token,
-        f"co_tui_serve_{port}",  # cookies ignore ports: one name per server
-        secure=public_url.startswith("https"),
-        loopback=is_loopback(host),
-    )
-
     class GuardedServer(Server):
         async def _make_app(self) -> web.Application:
-            app = await super()._make_app()
-            app.middlewares.append(guard)
-            return app
+            # textual-serve's routes (/, /ws, /static, /download) under the secret prefix.
+            # (textual.js links file downloads at the origin root; co-tui delivers none.)
+            inner = await super()._make_app()
+            outer = web.Application(middlewares=[make_guard(gate)])
+            outer.add_subapp(f"/{gate.prefix}", inner)
+            outer.on_response_prepare.append(_security_headers)
+            return outer
 
         def initialize_logging(self) -> None:
             # Plain records: textual-serve's handler prints tracebacks with local variables.
@@ -130,7 +237,7 @@ def make_server(command: str, host: str, port: int, public_url: str, token: str)
                 self._make_app(),
                 host=self.host,
                 port=self.port,
-                access_log=None,  # request lines would carry the token
+                access_log=None,  # request lines would carry the token and the prefix
                 print=lambda *args: None,
             )
 
@@ -155,8 +262,12 @@ def serve_command(
             "front (and pass --public-url https://...)."
         )
     echo(f"co-tui is served at {public_url}/?{TOKEN_PARAM}={token}")
-    echo("Open that address in a browser; the token is shown only here. Ctrl+C stops.")
-    server = make_server(app_command(model), host, port, public_url, token)
+    echo(
+        "Open that address in a browser: it works once (the browser keeps a session), and is "
+        "shown only here. Ctrl+C stops."
+    )
+    gate = make_gate(host, port, public_url, token)
+    server = make_server(app_command(model), host, port, public_url, gate)
     server.serve()
     return 0
 
@@ -180,8 +291,10 @@ def run_served_app(argv: list[str]) -> None:
     # The app's stdout is the web driver's channel: nothing else may print there.
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
     from co_tui.config import load_settings
+    from co_tui.private_files import protect_data_at_rest
 
     settings = load_settings(Path.cwd(), overrides={"model": args.model})
+    protect_data_at_rest(settings)  # data folder 0700, files 0600; secrets remembered
     test_model = _test_model()
     if test_model is None:
         from co_tui.tui.launch import launch_app

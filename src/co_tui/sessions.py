@@ -33,6 +33,7 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRe
 
 from co_tui.config import user_data_dir
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
+from co_tui.private_files import open_private_db
 
 DB_NAME = "sessions.db"
 SCHEMA_VERSION = 1  # PRAGMA user_version: the table layout
@@ -186,7 +187,7 @@ class SessionStore:
     def __init__(self, path: Path | None = None, secrets: Iterable[str] = ()) -> None:
         """`secrets`: configured secret values; they (and credential-shaped strings) are
         replaced by [REDACTED] before anything is written."""
-        from co_tui.telemetry.redact import Redactor
+        from co_tui.redaction import Redactor
 
         self.path = path or default_db_path()
         self._redactor = Redactor(secrets)
@@ -197,9 +198,7 @@ class SessionStore:
     # -- connection --
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10)
-            conn.execute("PRAGMA journal_mode=WAL")
+            conn = open_private_db(self.path, timeout=10)  # 0600, as are its -wal and -shm
             conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across a crash
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
@@ -243,7 +242,7 @@ class SessionStore:
             old_tail = written.data[start:]
             del written.objects[start:], written.data[start:]  # in place: no O(n) copy
             for seq in range(start, len(messages)):
-                data = self._redactor.text(encode_message(messages[seq]).decode()).encode()
+                data = self._redactor.json_text(encode_message(messages[seq]).decode()).encode()
                 written.objects.append(messages[seq])
                 written.data.append(data)
                 index = seq - start
@@ -251,7 +250,7 @@ class SessionStore:
                     rows.append((session_id, seq, messages[seq].kind, data))
             now = time.time()
             pending_data = (
-                self._redactor.text(_PendingAdapter.dump_json(pending).decode()).encode()
+                self._redactor.json_text(_PendingAdapter.dump_json(pending).decode()).encode()
                 if pending is not None
                 else None
             )
@@ -310,7 +309,10 @@ class SessionStore:
 
     def set_title(self, session_id: str, title: str) -> None:
         with self._lock, self._db() as db:
-            db.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
+            db.execute(
+                "UPDATE sessions SET title = ? WHERE id = ?",
+                (self._redactor.text(title), session_id),
+            )
 
     def delete(self, session_id: str) -> None:
         with self._lock:

@@ -9,6 +9,7 @@ from typing import Literal
 from co_tui import __version__
 from co_tui.config import (
     Settings,
+    SettingsError,
     project_settings_path,
     user_data_dir,
     user_settings_path,
@@ -95,6 +96,24 @@ def integration_rows(settings: Settings) -> list[StatusRow]:
     ]
 
 
+def project_trust_rows(cwd: Path) -> list[StatusRow]:
+    """Whether what the project settings would widen applies (from the stored decision)."""
+    from co_tui.trust import NOT_TRUSTED, load_project_settings, what_it_would_do
+    from co_tui.visible import visible
+
+    try:
+        project = load_project_settings(cwd).project
+    except SettingsError as exc:
+        return [StatusRow("  trust", str(exc), "error")]
+    if project is None:
+        return []
+    if project.trusted:
+        return [StatusRow("  trust", "trusted: applies in full")]
+    why = visible(what_it_would_do(project), keep="")
+    how = "start co-tui with --trust-project to trust it"
+    return [StatusRow("  trust", f"{NOT_TRUSTED}: it {why}; ignored ({how})", "warn")]
+
+
 def gather_status(
     settings: Settings, cwd: Path, sandbox_choice: SandboxChoice | SandboxUnavailable
 ) -> list[StatusRow]:
@@ -105,6 +124,7 @@ def gather_status(
         *integration_rows(settings),
         _file_row("User settings", user_settings_path()),
         _file_row("Project settings", project_settings_path(cwd)),
+        *project_trust_rows(cwd),
         StatusRow("Data dir", str(user_data_dir())),
         StatusRow("Workspace", str(cwd)),
     ]

@@ -5,24 +5,51 @@ events interleave with the parent's (the frontend shows it in the sidebar, never
 transcript). It shares the parent's RunUsage and UsageLimits: its requests count into the
 parent turn and one budget covers both. It runs in the parent's task, so cancelling the
 parent turn cancels it; its history is dropped, only its final answer goes back.
+
+The egress guard holds in a sub-agent too. It sees the sources of the parent conversation
+(its task was written by a model that read them) and its own; an outbound call (web_fetch,
+web_search) while any is present asks the user right here, through the frontend, since a
+sub-agent's run cannot pause for approval (`_EgressGuard`). Untrusted results reach its
+model fenced, as in the parent. Its report lists the sources it read, so the parent counts
+the report as private or untrusted when they were.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic_ai import Agent, AgentRunResultEvent, FunctionToolCallEvent, UsageLimitExceeded
+from pydantic_ai import (
+    Agent,
+    AgentRunResultEvent,
+    FunctionToolCallEvent,
+    RunContext,
+    UsageLimitExceeded,
+)
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from co_tui.deps import CoDeps, new_session_id
+from co_tui.orchestrator.egress import EgressReview, Source, context_sources, egress_review
+from co_tui.orchestrator.egress_session import SubagentDeps, run_sources, session_table
 from co_tui.orchestrator.events import EventTranslator
-from co_tui.orchestrator.frontend import FrontendProtocol, UsageInfo
+from co_tui.orchestrator.fence import FENCE_RULE, FenceUntrusted
+from co_tui.orchestrator.frontend import (
+    ApprovalDecision,
+    ApprovalKind,
+    ApprovalRecord,
+    ApprovalRequest,
+    FrontendProtocol,
+    UsageInfo,
+    args_hash,
+    as_answer,
+)
+from co_tui.telemetry.tracing import approval_clock, trace_approval
 
 ToolFunc = Callable[..., Any]
 
@@ -31,8 +58,14 @@ SUBAGENT_INSTRUCTIONS = (
     "You are a focused research helper working for another assistant. Do only the task you "
     "are given, using the tools you have when they help. You cannot change anything: your "
     "tools only read. Answer with a short, complete, factual report of what you found; the "
-    "other assistant reads it, the user does not."
+    "other assistant reads it, the user does not.\n" + FENCE_RULE
 )
+DENIED_MESSAGE = "The user denied this action."  # as co_tui.orchestrator.turn says it
+_DECISIONS: dict[ApprovalDecision, ApprovalKind] = {
+    ApprovalDecision.APPROVE: "approve",
+    ApprovalDecision.DENY: "deny",
+    ApprovalDecision.APPROVE_ALL: "approve_all",
+}
 
 
 def read_only_tools(deps: CoDeps) -> dict[str, ToolFunc]:
@@ -58,6 +91,7 @@ class SubagentResult:
     usage: RunUsage  # this sub-agent's own requests and tokens (the parent's usage has them too)
     interrupted: bool = False
     error: str | None = None
+    sources: tuple[Source, ...] = ()  # the private or untrusted results it read itself
 
 
 def own_usage(messages: list[ModelMessage]) -> RunUsage:
@@ -70,15 +104,65 @@ def own_usage(messages: list[ModelMessage]) -> RunUsage:
     return usage
 
 
-def build_subagent(model: Model | str, tools: list[ToolFunc]) -> Agent[CoDeps, str]:
-    # Every tool is read-only, so nothing defers for approval: the output is text only.
+@dataclass
+class _EgressGuard(WrapperToolset[CoDeps]):
+    """An outbound call the egress guard stops asks the user here, through the frontend:
+    the sub-agent's run cannot pause for approval. Approve-all (yolo) in the parent session
+    approves it, and choosing approve-all here turns it on there."""
+
+    parent: CoDeps | None = None
+    frontend: FrontendProtocol | None = None
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[CoDeps], tool: Any
+    ) -> Any:
+        review = egress_review(name, tool_args, run_sources(ctx), session_table(ctx.deps))
+        if review is not None and not await self._approved(ctx, name, tool_args, review):
+            return DENIED_MESSAGE
+        return await super().call_tool(name, tool_args, ctx, tool)
+
+    async def _approved(
+        self, ctx: RunContext[CoDeps], name: str, args: dict[str, Any], review: EgressReview
+    ) -> bool:
+        parent, frontend, sid = self.parent or ctx.deps, self.frontend, ctx.deps.session_id
+        started = approval_clock()
+        call_id = ctx.tool_call_id or ""
+        decision: ApprovalKind = "deny"
+        reason = review.reason
+        if parent.auto_confirm:
+            decision, reason = "auto", "session approve-all (yolo) is on"
+        elif frontend is not None:
+            request = review.request(ApprovalRequest(call_id, name, dict(args), review.reason))
+            answer = as_answer(await frontend.prompt_approval(sid, request)).decision
+            if answer is ApprovalDecision.APPROVE_ALL:
+                parent.auto_confirm = ctx.deps.auto_confirm = True
+            # "Always allow" saves no rule here: it approves this call once.
+            decision = _DECISIONS.get(answer, "approve")
+        record = ApprovalRecord(call_id, name, dict(args), args_hash(args), decision, reason)
+        trace_approval(record, started)
+        if frontend is not None:
+            frontend.on_approval(sid, record)
+        return decision != "deny"
+
+
+def build_subagent(
+    model: Model | str,
+    tools: list[ToolFunc],
+    *,
+    parent: CoDeps | None = None,
+    frontend: FrontendProtocol | None = None,
+) -> Agent[CoDeps, str]:
+    """Every tool is read-only and outbound calls ask through `frontend` (_EgressGuard), so
+    nothing defers for approval: the output is text only."""
+    guarded = _EgressGuard(FunctionToolset[CoDeps](tools), parent=parent, frontend=frontend)
     return Agent(
         model,
         deps_type=CoDeps,
         output_type=str,
         instructions=SUBAGENT_INSTRUCTIONS,
         name=SUBAGENT_NAME,
-        tools=tools,
+        toolsets=[guarded],
+        capabilities=[FenceUntrusted(session_table)],
     )
 
 
@@ -92,13 +176,15 @@ async def run_subagent(
     usage: RunUsage,
     limits: UsageLimits | None,
     model_settings: ModelSettings | None = None,
+    inherited: Sequence[Source] = (),
 ) -> SubagentResult:
-    """Run one sub-agent to its final answer. `usage` is the parent's (mutated in place).
+    """Run one sub-agent to its final answer. `usage` is the parent's (mutated in place);
+    `inherited`: the sources of the parent conversation (the egress guard counts them).
     Cancellation and the shared budget running out propagate to the parent; any other
     failure comes back as `error` so the parent model can carry on without it."""
     sid = new_session_id()
-    child_deps = replace(deps, session_id=sid, frontend=frontend)
-    agent = build_subagent(model, tools)
+    child_deps = SubagentDeps.of(deps, inherited, session_id=sid, frontend=frontend)
+    agent = build_subagent(model, tools, parent=deps, frontend=frontend)
     translator = EventTranslator(frontend, sid)
     handle: Any = None
 
@@ -119,6 +205,7 @@ async def run_subagent(
     def finish(result: SubagentResult) -> SubagentResult:
         translator.close_open()
         result.usage = report_usage()
+        result.sources = tuple(context_sources(messages(), session_table(child_deps)))
         frontend.on_turn_end(sid, result.interrupted)
         return result
 

@@ -1,5 +1,5 @@
-"""`co-tui -p` with MCP servers in the project settings: the working server's tool is
-called in the turn, the broken one (and a tool named like a built-in) is reported on
+"""`co-tui -p` with MCP servers in the (trusted) project settings: the working server's tool
+is called in the turn, the broken one (and a tool named like a built-in) is reported on
 stderr, the answer still arrives."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def test_headless_turn_uses_mcp_tools_and_reports_broken_servers(tmp_path: Path)
     with serve([tool_call("demo_echo", text="from headless"), text("Echoed.")]) as srv:
         env["OPENAI_BASE_URL"] = f"{srv.url}/v1"
         proc = subprocess.run(
-            [CLI, "-p", "echo it", "--output-format", "json"],
+            [CLI, "-p", "echo it", "--output-format", "json", "--trust-project"],
             cwd=tmp_path,
             env=env,
             capture_output=True,

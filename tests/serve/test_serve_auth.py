@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from co_tui.serve import is_loopback
+from co_tui.serve import COOKIE_NAME, is_loopback, parse_host
 from tests.serve.process import ServeProcess, free_port
 
 
@@ -34,26 +34,35 @@ def get(url: str, path: str, headers: dict[str, str] | None = None) -> tuple[int
         conn.close()
 
 
-def test_token_cookie_origin_and_host_checks(server: ServeProcess) -> None:
+def test_one_time_token_prefix_and_cookie(server: ServeProcess) -> None:
     url = server.url()
     token = url.split("token=", 1)[1]
-    cookie_name = f"co_tui_serve_{urlsplit(url).port}"
     assert get(url, "/")[0] == 403
     assert get(url, "/ws")[0] == 403
     assert get(url, "/static/js/textual.js")[0] == 403
     assert get(url, "/?token=wrong")[0] == 403
 
     status, headers = get(url, f"/?token={token}")
-    assert status == 303 and headers["location"] == "/"  # the token leaves the address bar
+    assert status == 303  # the token leaves the address bar for the app's secret prefix
+    app_path = headers["location"]
+    assert app_path.startswith("/") and app_path.endswith("/") and len(app_path) > 20
+    assert headers["referrer-policy"] == "no-referrer"
+    name, _, rest = headers["set-cookie"].partition("=")
+    session = rest.split(";", 1)[0]
+    assert name == COOKIE_NAME and session and session != token  # the cookie is not the token
     cookie = headers["set-cookie"]
-    assert cookie.startswith(f"{cookie_name}={token}")
-    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and f"Path={app_path}" in cookie
 
-    with_cookie = {"Cookie": f"{cookie_name}={token}"}
-    assert get(url, "/", with_cookie)[0] == 200
-    assert get(url, "/", {**with_cookie, "Origin": "http://evil.example"})[0] == 403
+    with_cookie = {"Cookie": f"{COOKIE_NAME}={session}"}
+    assert get(url, app_path, with_cookie)[0] == 200
+    assert get(url, f"{app_path}static/js/textual.js", with_cookie)[0] == 200
+    assert get(url, app_path)[0] == 403  # the prefix alone is not enough
+    assert get(url, "/", with_cookie)[0] == 403  # nor the cookie alone
+    assert get(url, app_path, {**with_cookie, "Origin": "http://evil.example"})[0] == 403
     # DNS rebinding: a loopback server answers only to loopback names.
-    assert get(url, "/", {**with_cookie, "Host": f"evil.example:{urlsplit(url).port}"})[0] == 403
+    port = urlsplit(url).port
+    assert get(url, app_path, {**with_cookie, "Host": f"evil.example:{port}"})[0] == 403
+    assert get(url, f"/?token={token}")[0] == 403  # once
     assert "".join(server.lines).count(token) == 1  # printed once, never logged
 
 
@@ -61,6 +70,14 @@ def test_loopback_names() -> None:
     assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
     assert not is_loopback("example.com")
+
+
+def test_host_headers() -> None:
+    assert parse_host("127.0.0.1:8000", 80) == ("127.0.0.1", 8000)
+    assert parse_host("LOCALHOST", 80) == ("localhost", 80)
+    assert parse_host("[::1]:9000", 80) == ("::1", 9000)
+    for bad in ("user@127.0.0.1:8000", "127.0.0.1:8000/x", "127.0.0.1 :8000", "", "a:b:c"):
+        assert parse_host(bad, 80) is None, bad
 
 
 def test_missing_browser_skips_locally_and_fails_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:

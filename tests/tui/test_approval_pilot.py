@@ -114,7 +114,8 @@ def _record(decision: Any, read_only: bool = False) -> ApprovalRecord:
 
 
 def test_each_decision_line_has_its_own_look_and_shows_hidden_characters() -> None:
-    lines = {d: approval_line(_record(d)) for d in ("auto", "approve", "approve_all", "deny")}
+    kinds = ("auto", "approve", "approve_all", "always_allow", "deny")
+    lines = {d: approval_line(_record(d)) for d in kinds}
     for line in lines.values():
         assert "\x1b" not in line.plain
         assert "touch PWNED; # \\x1b[2K\\x1b[1Gls -la" in line.plain
@@ -122,12 +123,14 @@ def test_each_decision_line_has_its_own_look_and_shows_hidden_characters() -> No
     assert lines["auto"].plain.startswith("· auto-approved run_shell_command")
     assert lines["approve"].plain.startswith("✓ you approved run_shell_command")
     assert "ALL calls for this session" in lines["approve_all"].plain
+    assert lines["always_allow"].plain.startswith("✓ you always allow run_shell_command")
     assert lines["deny"].plain.startswith("⊘ denied run_shell_command")
     looks = {d: str(line.style) for d, line in lines.items()}
     assert looks == {
         "auto": "dim",
         "approve": "green",
         "approve_all": "bold yellow",
+        "always_allow": "green",
         "deny": "magenta",
     }
     assert ", read-only" in approval_line(_record("auto", read_only=True)).plain

@@ -37,6 +37,13 @@ class ToolTurn:
     result: TurnResult
     frontend: RecordingFrontend
     tool_names: list[str]
+    model: ScriptedModel
+
+    @property
+    def seen_by_model(self) -> Any:
+        """The tool result as the model read it in its next request (fenced when untrusted)."""
+        parts = tool_returns(self.model.seen[-1])
+        return parts[-1].content if parts else None
 
     @property
     def returned(self) -> Any:
@@ -61,4 +68,4 @@ async def tool_turn(
     deps = make_deps(workspace, deps_settings or settings)
     frontend = RecordingFrontend(decisions or [])
     result = await run_turn(bundle.agent, "go", deps=deps, history=[], frontend=frontend)
-    return ToolTurn(result, frontend, bundle.tool_names)
+    return ToolTurn(result, frontend, bundle.tool_names, model)

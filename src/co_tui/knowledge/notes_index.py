@@ -21,9 +21,11 @@ from pathlib import Path
 from co_tui.config import user_data_dir
 from co_tui.knowledge.note_parse import note_tags, tag_matches
 from co_tui.knowledge.vault_watch import VaultWatcher
+from co_tui.safe_read import ReadRefused, read_text_within, walk_within
 
 SCHEMA_VERSION = "2"
 NOTE_SUFFIX = ".md"
+MAX_INDEXED_BYTES = 16_000_000  # of a larger note, only the head is searchable
 _TOKEN = re.compile(r"\w+")  # what the FTS5 tokenizer below keeps as one token
 # A keyword of plain ASCII word characters matches an FTS token exactly when it matches
 # the word-boundary regex, so such queries need no second check and can page in SQL.
@@ -47,6 +49,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5(
 def index_path_for(vault: Path) -> Path:
     key = hashlib.sha256(str(vault.resolve()).encode()).hexdigest()[:16]
     return user_data_dir() / "notes-index" / f"{key}.sqlite"
+
+
+def _visible(name: str) -> bool:
+    return not name.startswith(".")
 
 
 def split_keywords(query: str) -> list[str]:
@@ -144,53 +150,43 @@ class NotesIndex:
     def _scan(self) -> dict[str, tuple[int, int]]:
         """Every note in the vault: relative posix path -> (mtime_ns, size).
 
-        Hidden entries (.obsidian, .trash, .git) are skipped; symlinks are followed only
-        when they point inside the vault. Each directory is watched before it is read.
+        Hidden entries (.obsidian, .trash, .git) are skipped, and so is every symbolic
+        link: folders are entered through their parent's descriptor without following
+        links (co_tui.safe_read), so nothing outside the vault is listed. Each directory
+        is watched before it is read.
         """
         root = str(self.vault)
         watcher = self._watcher
-        found: dict[str, tuple[int, int]] = {}
-        stack = [(root, "")]
-        seen_dirs: set[str] = {root}
-        while stack:
-            directory, prefix = stack.pop()
+
+        def enter(prefix: str) -> None:
             if watcher is not None:
-                watcher.watch(directory, prefix)
-            try:
-                entries = os.scandir(directory)
-            except OSError:
-                continue
-            with entries:
+                watcher.watch(os.path.join(root, prefix) if prefix else root, prefix)
+
+        found: dict[str, tuple[int, int]] = {}
+        walk = walk_within(self.vault, descend=_visible, on_enter=enter)
+        try:
+            for prefix, entries in walk:
                 for entry in entries:
-                    if entry.name.startswith("."):
+                    if not _visible(entry.name) or not entry.name.endswith(NOTE_SUFFIX):
                         continue
                     try:
-                        if entry.is_symlink():
-                            if watcher is not None:
-                                watcher.broken = True  # changes behind a link are not seen
-                            target = os.path.realpath(entry.path)
-                            if not target.startswith(root + os.sep):
-                                continue
-                            if os.path.isdir(target):
-                                if target not in seen_dirs:
-                                    seen_dirs.add(target)
-                                    stack.append((entry.path, f"{prefix}{entry.name}/"))
-                                continue
-                        elif entry.is_dir(follow_symlinks=False):
-                            stack.append((entry.path, f"{prefix}{entry.name}/"))
-                            continue
-                        if entry.name.endswith(NOTE_SUFFIX) and entry.is_file():
-                            st = entry.stat()
+                        if entry.is_file(follow_symlinks=False):
+                            st = entry.stat(follow_symlinks=False)
                             found[prefix + entry.name] = (st.st_mtime_ns, st.st_size)
                     except OSError:
                         continue
+        except ReadRefused:  # the vault itself cannot be opened
+            pass
         return found
 
     def _read(self, rel: str) -> str | None:
+        """The note's text, opened below the vault without following links; None when it
+        is gone or refused (a link, not a regular file)."""
         try:
-            with open(os.path.join(self.vault, rel), encoding="utf-8", errors="replace") as fh:
-                return fh.read()
-        except OSError:
+            return read_text_within(
+                self.vault, rel, limit=MAX_INDEXED_BYTES, truncate=True, errors="replace"
+            )
+        except ReadRefused:
             return None
 
     def _stat_touched(
@@ -254,13 +250,12 @@ class NotesIndex:
     ) -> None:
         with conn:
             for rel in removed:
-                note_id = self._known.pop(rel)[0]
-                self._tags.pop(rel, None)
-                conn.execute("DELETE FROM notes WHERE id=?", (note_id,))
-                conn.execute("DELETE FROM notes_fts WHERE rowid=?", (note_id,))
+                self._forget(conn, rel)
             for rel, (mtime, size) in changed:
                 text = self._read(rel)
-                if text is None:
+                if text is None:  # gone, or now a link: what was indexed goes too
+                    if rel in self._known:
+                        self._forget(conn, rel)
                     continue
                 tags = note_tags(text)
                 old = self._known.get(rel)
@@ -283,6 +278,12 @@ class NotesIndex:
                 )
                 self._known[rel] = (note_id, mtime, size)
                 self._tags[rel] = tags
+
+    def _forget(self, conn: sqlite3.Connection, rel: str) -> None:
+        note_id = self._known.pop(rel)[0]
+        self._tags.pop(rel, None)
+        conn.execute("DELETE FROM notes WHERE id=?", (note_id,))
+        conn.execute("DELETE FROM notes_fts WHERE rowid=?", (note_id,))
 
     # -- queries (call refresh() first) ------------------------------------------------
     def search(self, keywords: list[str], offset: int = 0, limit: int | None = None) -> SearchPage:

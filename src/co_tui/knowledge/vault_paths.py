@@ -1,14 +1,15 @@
-"""Resolve a note name the model gave into a path that is certainly inside the vault.
+"""Check a note name the model gave before it is looked up in the vault.
 
 Refused: empty names, NUL and other control or format characters (bidi overrides,
-zero-width marks), absolute paths, drive letters and backslashes, `..` segments, and
-anything whose resolved path (after following symlinks) lies outside the vault.
+zero-width marks), absolute paths, drive letters and backslashes, and `..` segments. The
+name is then opened with co_tui.safe_read, which follows no symbolic link, so whatever
+the vault holds (a link, a folder swapped for a link mid-read) nothing outside it is read.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 # Unicode categories never legitimate in a note name: controls, format chars (bidi,
 # zero-width), surrogates, private use, line/paragraph separators, unassigned.
@@ -37,25 +38,3 @@ def clean_name(name: str) -> str:
     if any(part == ".." for part in pure.parts):
         raise UnsafePathError("'..' is not allowed: the path must stay inside the vault")
     return name
-
-
-def inside(vault: Path, path: Path) -> bool:
-    """True when `path`, with every symlink followed, is inside the (resolved) vault."""
-    try:
-        return path.resolve().is_relative_to(vault.resolve())
-    except (OSError, RuntimeError):  # RuntimeError: symlink loop
-        return False
-
-
-def resolve_note(vault: Path, name: str) -> Path:
-    """The resolved path of note `name` inside `vault`; it may not exist yet."""
-    name = clean_name(name)
-    root = vault.resolve()
-    candidate = root / name
-    try:
-        resolved = candidate.resolve()
-    except (OSError, RuntimeError) as exc:
-        raise UnsafePathError("the path cannot be resolved") from exc
-    if not resolved.is_relative_to(root) or resolved == root:
-        raise UnsafePathError("access denied: the path is outside the vault")
-    return resolved

@@ -21,6 +21,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from co_tui.knowledge import frontmatter
+from co_tui.private_files import open_private, private_dir
+from co_tui.redaction import shared_redactor
 
 SUFFIX = ".md"
 _ID_PREFIX = re.compile(r"^(\d+)-")
@@ -152,12 +154,15 @@ class MemoryStore:
         return LoadResult(memories, problems, max_id)
 
     def write(self, memory: Memory) -> Memory:
-        """Write (or rewrite) one memory atomically; a new memory gets its file name here."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        """Write (or rewrite) one memory atomically, 0600 in a 0700 folder, with secrets
+        (configured ones, credential shapes) redacted; a new memory gets its file name here."""
+        private_dir(self.directory)
+        memory.content = shared_redactor().text(memory.content)
         if memory.path is None:
             memory.path = self.directory / f"{memory.id:04d}-{_slug(memory.content)}{SUFFIX}"
         tmp = memory.path.with_name(f".{memory.path.name}.tmp")
-        tmp.write_text(render_memory(memory), encoding="utf-8")
+        with open_private(tmp, "w") as fh:
+            fh.write(render_memory(memory))
         os.replace(tmp, memory.path)
         return memory
 

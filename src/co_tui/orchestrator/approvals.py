@@ -1,10 +1,12 @@
 """Which deferred calls need the user, and what the user decided.
 
-A command the read-only classifier (readonly.py) accepts is approved without asking, only
-inside an isolating sandbox, and runs there in a read-only view of the workspace with no
-network. A command it refuses is asked about, and the dialog says why (the option named).
-What is approved is exactly what runs: approved calls are resumed with
-`ToolApproved(override_args=<the args shown>)`.
+The user's permission rules (permissions/) come first: a deny rule denies without asking
+(also under approve-all), an ask rule asks, an allow rule runs the call (a command in the
+normal sandbox). Otherwise a command the read-only classifier (readonly.py) accepts is
+approved without asking, only inside an isolating sandbox, and runs there in a read-only
+view of the workspace with no network. A command it refuses is asked about, and the dialog
+says why (the option named). What is approved is exactly what runs: approved calls are
+resumed with `ToolApproved(override_args=<the args shown>)`.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from typing import Any
 
 from pydantic_ai.messages import ToolCallPart
 
-from co_tui.orchestrator.readonly import classify_read_only
-
-SHELL_TOOL = "run_shell_command"
+from co_tui.orchestrator.readonly import ReadOnlyVerdict, classify_read_only
+from co_tui.permissions.matching import ToolCall
+from co_tui.permissions.rules import SHELL_TOOL
+from co_tui.permissions.ruleset import PermissionRule, PermissionRules
 
 
 def tool_args(part: ToolCallPart) -> dict[str, Any]:
@@ -49,10 +52,13 @@ class AutoApproval:
 
 @dataclass(frozen=True)
 class Policy:
-    """The orchestrator's verdict on one deferred call before anyone is asked."""
+    """The orchestrator's verdict on one deferred call before anyone is asked: run it
+    (`auto`), deny it (`denied` says why), or ask the user (`ask_reason` says why)."""
 
     auto: AutoApproval | None
     ask_reason: str  # shown in the dialog (and in the decision line) when the user decides
+    denied: str = ""  # denied without asking, by a deny rule; "" when not
+    rule: str = ""  # the permission rule that allowed or denied it
 
 
 def decide_policy(
@@ -61,23 +67,52 @@ def decide_policy(
     auto_confirm: bool,
     isolation_level: str,
     safe_prefixes: list[str],
+    permissions: PermissionRules | None = None,
+    mcp_tools: frozenset[str] = frozenset(),
 ) -> Policy:
-    """Auto-approve (yolo, or a read-only command in an isolating sandbox), else ask and say why."""
+    """Permission rules first (deny, then yolo, then ask and allow), then the built-in
+    policy: auto-approve a read-only command in an isolating sandbox, else ask and say why."""
     ask = approval_reason(part.tool_name, isolation_level)
+    call = ToolCall(part.tool_name, tool_args(part), mcp=part.tool_name in mcp_tools)
+    cmd = call.command
+    read_only = classify_read_only(cmd, safe_prefixes) if cmd is not None else None
+    refused = read_only.reason if read_only is not None and not read_only.safe else ""
+    rules = (permissions or PermissionRules()).evaluate(call, refused=refused)
+    if rules.rule is not None and rules.rule.action == "deny":
+        denied = f"denied by your permission rule {rules.rule.label()}"
+        return Policy(None, ask, denied, rules.rule.rule.text)
     if auto_confirm:
         return Policy(AutoApproval("session approve-all (yolo) is on", read_only=False), ask)
-    if part.tool_name != SHELL_TOOL:
+    if rules.rule is not None:
+        return _rule_policy(rules.rule, ask)
+    return _built_in_policy(read_only, ask, isolation_level, rules.held_back)
+
+
+def _rule_policy(entry: PermissionRule, ask: str) -> Policy:
+    if entry.action == "ask":
+        return Policy(None, f"{ask}; your permission rule {entry.label()} asks")
+    # Allowed by the user's own rule: a command runs in the normal sandbox, not read-only.
+    allowed = AutoApproval(f"allowed by your permission rule {entry.label()}", read_only=False)
+    return Policy(allowed, ask, rule=entry.rule.text)
+
+
+def _built_in_policy(
+    verdict: ReadOnlyVerdict | None,
+    ask: str,
+    isolation_level: str,
+    held_back: PermissionRule | None,
+) -> Policy:
+    if verdict is None:
         return Policy(None, ask)
-    cmd = tool_args(part).get("cmd")
-    if not isinstance(cmd, str):
-        return Policy(None, ask)
-    verdict = classify_read_only(cmd, safe_prefixes)
     if verdict.safe and isolation_level != "none":
         return Policy(AutoApproval(verdict.reason, read_only=True), ask)
     if verdict.safe:
         return Policy(None, f"{ask}; read-only commands run without asking only in a sandbox")
     if verdict.reason:
-        return Policy(None, f"{ask}; not run automatically: {verdict.reason}")
+        why = f"{ask}; not run automatically: {verdict.reason}"
+        if held_back is not None:
+            why += f" (a rule saved from this dialog, `{held_back.rule.text}`, never covers that)"
+        return Policy(None, why)
     return Policy(None, ask)
 
 

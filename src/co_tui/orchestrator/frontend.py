@@ -20,6 +20,25 @@ class ApprovalDecision(StrEnum):
     APPROVE = "approve"
     DENY = "deny"
     APPROVE_ALL = "approve_all"  # approve this and every later call in the session
+    # Approve this call and save an allow rule for this project (ApprovalAnswer.rule).
+    ALWAYS_ALLOW = "always_allow"
+
+
+@dataclass(frozen=True)
+class ApprovalAnswer:
+    """A decision with what it carries: for ALWAYS_ALLOW, the permission rule to save (as
+    the user edited it; "" saves ApprovalRequest.suggested_rule)."""
+
+    decision: ApprovalDecision
+    rule: str = ""
+
+
+# What prompt_approval returns: a bare decision, or one with its rule.
+ApprovalReply = ApprovalDecision | ApprovalAnswer
+
+
+def as_answer(reply: ApprovalReply) -> ApprovalAnswer:
+    return reply if isinstance(reply, ApprovalAnswer) else ApprovalAnswer(reply)
 
 
 def canonical_args_json(args: dict[str, Any]) -> str:
@@ -43,13 +62,17 @@ class ApprovalRequest:
     # in that content (shown highlighted).
     sources: tuple[str, ...] = ()
     highlights: tuple[str, ...] = ()
+    # "Always allow this in this project": the permission rule for exactly this call, for the
+    # user to edit and save; None when it is not offered.
+    suggested_rule: str | None = None
+    mcp_tool: bool = False  # the tool is an MCP server's (what `mcp:` rules match)
 
     @property
     def args_hash(self) -> str:
         return args_hash(self.args)
 
 
-ApprovalKind = Literal["approve", "deny", "approve_all", "auto"]
+ApprovalKind = Literal["approve", "deny", "approve_all", "always_allow", "auto"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +87,7 @@ class ApprovalRecord:
     decision: ApprovalKind
     reason: str  # why it was decided this way: the rule that auto-approved, why it asked
     read_only: bool = False  # auto-approved to run in a read-only view of the workspace
+    rule: str = ""  # the permission rule that decided it (or that the user saved)
 
 
 @dataclass(frozen=True)
@@ -130,9 +154,7 @@ class FrontendProtocol(Protocol):
 
     def on_approval(self, session_id: str, record: ApprovalRecord) -> None: ...
 
-    async def prompt_approval(
-        self, session_id: str, request: ApprovalRequest
-    ) -> ApprovalDecision: ...
+    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalReply: ...
 
 
 class NullFrontend:
@@ -180,5 +202,5 @@ class NullFrontend:
     def on_approval(self, session_id: str, record: ApprovalRecord) -> None:
         pass
 
-    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
-        return ApprovalDecision.DENY
+    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalReply:
+        return ApprovalDecision.DENY  # never offers "always allow"

@@ -1,4 +1,7 @@
-"""RecordingFrontend: records every frontend call in order; answers approvals from a script."""
+"""RecordingFrontend: records every frontend call in order; answers approvals from a script.
+
+A scripted answer is a decision, or an ApprovalAnswer (ALWAYS_ALLOW with the rule to save,
+as the dialog returns it); when the script runs out, it denies."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import Any
 from co_tui.orchestrator.frontend import (
     ApprovalDecision,
     ApprovalRecord,
+    ApprovalReply,
     ApprovalRequest,
     StatusInfo,
     ToolCallInfo,
@@ -27,7 +31,7 @@ class Call:
 class RecordingFrontend:
     def __init__(
         self,
-        decisions: Iterable[ApprovalDecision] | Callable[[ApprovalRequest], ApprovalDecision] = (),
+        decisions: Iterable[ApprovalReply] | Callable[[ApprovalRequest], ApprovalReply] = (),
     ) -> None:
         self.calls: list[Call] = []
         self.approval_requests: list[ApprovalRequest] = []
@@ -90,7 +94,7 @@ class RecordingFrontend:
     def on_approval(self, session_id: str, record: ApprovalRecord) -> None:
         self._rec("approval", session_id, record)
 
-    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
+    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalReply:
         self.approval_requests.append(request)
         self._rec("prompt_approval", session_id, request)
         if self._decide is not None:

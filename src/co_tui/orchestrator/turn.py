@@ -40,10 +40,12 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
 
 from co_tui.deps import CoDeps
-from co_tui.orchestrator.approvals import decide_policy, tool_args
+from co_tui.mcp import MCP_CONNECTION_KEY, MCPConnection
+from co_tui.orchestrator.approvals import Policy, decide_policy, tool_args
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
 from co_tui.orchestrator.events import EventTranslator
 from co_tui.orchestrator.frontend import (
+    ApprovalAnswer,
     ApprovalDecision,
     ApprovalKind,
     ApprovalRecord,
@@ -52,8 +54,13 @@ from co_tui.orchestrator.frontend import (
     StatusInfo,
     UsageInfo,
     args_hash,
+    as_answer,
 )
 from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
+from co_tui.permissions.matching import ToolCall
+from co_tui.permissions.rules import RuleError
+from co_tui.permissions.store import StoreError
+from co_tui.permissions.suggest import check_rule_for, suggest_rule
 from co_tui.telemetry.tracing import approval_clock, trace_approval, traced_turn
 
 DENIED_MESSAGE = "The user denied this action."
@@ -150,16 +157,68 @@ async def _decide_approvals(
 ) -> DeferredToolResults:
     """Decide every deferred call; each decision is reported (one line) and recorded."""
     results: dict[str, Any] = {}
-    needs_user: list[tuple[ToolCallPart, dict[str, Any], str]] = []
+    needs_user: list[tuple[ToolCallPart, dict[str, Any]]] = []
+    connection = deps.extra.get(MCP_CONNECTION_KEY)
+    servers = connection.servers if isinstance(connection, MCPConnection) else []
+    mcp_tools = frozenset(name for server in servers for name in server.tool_names)
 
-    def record(part: ToolCallPart, args: dict[str, Any], decision: ApprovalKind, reason: str,
-               read_only: bool = False, started: int | None = None) -> None:  # fmt: skip
+    def record(
+        part: ToolCallPart,
+        args: dict[str, Any],
+        decision: ApprovalKind,
+        reason: str,
+        read_only: bool = False,
+        started: int | None = None,
+        rule: str = "",
+    ) -> None:
         entry = ApprovalRecord(
-            part.tool_call_id, part.tool_name, args, args_hash(args), decision, reason, read_only
+            part.tool_call_id,
+            part.tool_name,
+            args,
+            args_hash(args),
+            decision,
+            reason,
+            read_only,
+            rule,
         )
         records.append(entry)
         trace_approval(entry, started)
         frontend.on_approval(deps.session_id, entry)
+
+    def decide(part: ToolCallPart) -> Policy:
+        return decide_policy(
+            part,
+            auto_confirm=deps.auto_confirm,
+            isolation_level=deps.sandbox.isolation_level,
+            safe_prefixes=deps.shell_safe_commands,
+            permissions=deps.permissions,
+            mcp_tools=mcp_tools,
+        )
+
+    def without_asking(part: ToolCallPart, args: dict[str, Any], policy: Policy) -> bool:
+        """Settle a call a rule or the built-in policy decides; False when it must ask."""
+        if policy.denied:
+            results[part.tool_call_id] = ToolDenied(f"This call was {policy.denied}.")
+            record(part, args, "deny", policy.denied, rule=policy.rule)
+            return True
+        if policy.auto is None:
+            return False
+        results[part.tool_call_id] = ToolApproved(override_args=args)
+        if policy.auto.read_only:
+            deps.read_only_approvals[part.tool_call_id] = args["cmd"]
+        record(part, args, "auto", policy.auto.reason, policy.auto.read_only, rule=policy.rule)
+        return True
+
+    def save_rule(answer: ApprovalAnswer, call: ToolCall, offer: str | None) -> str:
+        """Save the rule the user chose to always allow; "" (and a warning) when it cannot be."""
+        text = answer.rule or offer or ""
+        try:
+            check_rule_for(text, call)
+            return deps.permissions.save(text).rule.text
+        except (RuleError, StoreError) as exc:
+            warning = f"the rule {text!r} was not saved ({exc}); the call is approved once"
+            frontend.on_status(deps.session_id, StatusInfo(warning, "warning"))
+            return ""
 
     ids = [part.tool_call_id for part in requests.approvals]
     for part in requests.approvals:
@@ -168,38 +227,47 @@ async def _decide_approvals(
             results[part.tool_call_id] = ToolDenied(DUPLICATE_ID_MESSAGE)
             record(part, args, "deny", "two calls in one response share this call id")
             continue
-        policy = decide_policy(
-            part,
-            auto_confirm=deps.auto_confirm,
-            isolation_level=deps.sandbox.isolation_level,
-            safe_prefixes=deps.shell_safe_commands,
-        )
-        if policy.auto is not None:
-            results[part.tool_call_id] = ToolApproved(override_args=args)
-            if policy.auto.read_only:
-                deps.read_only_approvals[part.tool_call_id] = args["cmd"]
-            record(part, args, "auto", policy.auto.reason, policy.auto.read_only)
-        else:
-            needs_user.append((part, args, policy.ask_reason))
+        if not without_asking(part, args, decide(part)):
+            needs_user.append((part, args))
 
-    for index, (part, args, reason) in enumerate(needs_user, start=1):
+    for index, (part, args) in enumerate(needs_user, start=1):
         started = approval_clock()
-        request = ApprovalRequest(
-            part.tool_call_id, part.tool_name, args, reason, index, len(needs_user)
-        )
+        rule = ""
         if deps.auto_confirm:  # the user chose "approve all" on an earlier call of this batch
-            decision = ApprovalDecision.APPROVE_ALL
+            answer = ApprovalAnswer(ApprovalDecision.APPROVE_ALL)
             reason = "session approve-all (yolo) is on"
         else:
-            decision = await frontend.prompt_approval(deps.session_id, request)
+            policy = decide(part)  # again: an earlier answer in this batch may have saved a rule
+            if without_asking(part, args, policy):
+                continue
+            call = ToolCall(part.tool_name, args, mcp=part.tool_name in mcp_tools)
+            offer = None if deps.permissions.cannot_save else suggest_rule(call)
+            request = ApprovalRequest(
+                part.tool_call_id,
+                part.tool_name,
+                args,
+                policy.ask_reason,
+                index,
+                len(needs_user),
+                suggested_rule=offer,
+                mcp_tool=call.mcp,
+            )
+            reason = request.reason
+            answer = as_answer(await frontend.prompt_approval(deps.session_id, request))
+            if answer.decision is ApprovalDecision.ALWAYS_ALLOW:
+                rule = save_rule(answer, call, offer)
+                if rule:
+                    reason = f"saved the permission rule `{rule}` for this project"
+                else:
+                    answer = ApprovalAnswer(ApprovalDecision.APPROVE)
+        decision = answer.decision
         if decision is ApprovalDecision.APPROVE_ALL:
             deps.auto_confirm = True
-        if decision in (ApprovalDecision.APPROVE, ApprovalDecision.APPROVE_ALL):
-            # The arguments the user saw are the arguments that run.
-            results[part.tool_call_id] = ToolApproved(override_args=request.args)
-        else:
+        if decision is ApprovalDecision.DENY:
             results[part.tool_call_id] = ToolDenied(DENIED_MESSAGE)
-        record(part, request.args, decision.value, reason, started=started)
+        else:  # the arguments the user saw are the arguments that run
+            results[part.tool_call_id] = ToolApproved(override_args=args)
+        record(part, args, decision.value, reason, started=started, rule=rule)
 
     for part in requests.calls:  # external calls: none of our tools defers this way
         results[part.tool_call_id] = ToolDenied("This tool cannot run here.")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +22,7 @@ __all__ = [
     "agent_instructions",
     "assemble_prompt",
     "get_system_prompt",
+    "report_warnings",
 ]
 
 
@@ -30,6 +33,21 @@ def get_system_prompt(
     provider: str = "",
 ) -> str:
     return assemble_prompt(settings, workspace, model_name, provider).text
+
+
+_log = logging.getLogger(__name__)
+_reported: set[str] = set()
+_reported_lock = threading.Lock()
+
+
+def report_warnings(warnings: Iterable[str]) -> None:
+    """Log each prompt warning (a refused or truncated file) once per process: the prompt
+    is assembled on every model request, the user needs to hear about it once."""
+    with _reported_lock:
+        fresh = [w for w in warnings if w not in _reported]
+        _reported.update(fresh)
+    for warning in fresh:
+        _log.warning("%s", warning)
 
 
 def _model_name(model: Any) -> str:
@@ -46,6 +64,8 @@ def agent_instructions(
     # Synchronous on purpose: a few small file reads, and a thread hop here deadlocked
     # under Textual's test harness.
     def instructions(ctx: RunContext[CoDeps]) -> str:
-        return assemble_prompt(settings, ctx.deps.workspace, name, provider).text
+        assembly = assemble_prompt(settings, ctx.deps.workspace, name, provider)
+        report_warnings(assembly.warnings)
+        return assembly.text
 
     return instructions

@@ -6,9 +6,11 @@
 4. knowledge: user_config_dir()/knowledge/*.md, then <workspace>/.co-tui/knowledge/*.md
 5. project instructions: <workspace>/AGENTS.md, then <workspace>/.co-tui/instructions.md
 
-Files the user wrote are wrapped in tags naming their origin. The built-in parts are
-always kept; when the total would pass the tier's cap, user files lose their tail, the
-lowest-precedence ones first, and a warning names each one.
+Files the user wrote are read only from inside their folder (user_config_dir() or the
+workspace) and never through a symbolic link (see co_tui.safe_read): a refused file is
+left out with a warning naming it and why. They are wrapped in tags naming their origin.
+The built-in parts are always kept; when the total would pass the tier's cap, user files
+lose their tail, the lowest-precedence ones first, and a warning names each one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from co_tui.config import PROJECT_DIR_NAME, Settings, user_config_dir
 from co_tui.prompts.model_quirks import quirks_for
 from co_tui.prompts.tiers import TIER_FULL, TIER_MID, TIER_TINY, model_tier
+from co_tui.safe_read import NotFound, ReadRefused, list_within, read_text_within
 
 DEFAULT_PERSONALITY = "finch"
 # Characters, per tier: tiny local models have ~4k-token contexts.
@@ -88,38 +91,63 @@ def _personality(name: str, tier: int, warnings: list[str]) -> PromptSection | N
     return PromptSection("personality", name, f"## Personality: {name}\n{text}")
 
 
-def _read_user_file(path: Path, warnings: list[str]) -> str | None:
+@dataclass(frozen=True)
+class UserFile:
+    kind: str  # knowledge | instructions
+    origin: str  # user | project
+    root: Path  # the folder it must stay inside: user_config_dir() or the workspace
+    relative: str
+
+    @property
+    def path(self) -> Path:
+        return self.root / self.relative
+
+
+def _refused(exc: ReadRefused, warnings: list[str]) -> None:
+    warning = f"{exc.path} skipped: it {exc.reason}"
+    # A missing file is not a problem, only not there; a linked folder is said once.
+    if not isinstance(exc, NotFound) and warning not in warnings:
+        warnings.append(warning)
+
+
+def _read_user_file(file: UserFile, warnings: list[str]) -> str | None:
+    """The file's text, read without following links out of its root; a refusal is a
+    warning naming the file and why."""
     try:
-        data = path.read_bytes()[:MAX_FILE_BYTES]
-        text = data.decode("utf-8")
-    except OSError as exc:
-        warnings.append(f"{path}: cannot read ({exc.strerror or exc.__class__.__name__})")
-        return None
-    except UnicodeDecodeError:
-        warnings.append(f"{path}: skipped, not UTF-8 text")
+        text = read_text_within(file.root, file.relative, limit=MAX_FILE_BYTES, truncate=True)
+    except ReadRefused as exc:
+        _refused(exc, warnings)
         return None
     return text.strip() or None
 
 
-def _user_files(workspace: Path | None) -> list[tuple[str, str, Path]]:
-    """(kind, origin, path) for every user/project file, lowest precedence first."""
-    files: list[tuple[str, str, Path]] = []
-    user_knowledge = user_config_dir() / "knowledge"
-    if user_knowledge.is_dir():
-        files += [("knowledge", "user", p) for p in sorted(user_knowledge.glob("*.md"))]
+def _markdown_in(root: Path, folder: str, warnings: list[str]) -> list[str]:
+    """folder/*.md below root, links included (so reading them reports the refusal)."""
+    try:
+        entries = list_within(root, folder)
+    except ReadRefused as exc:
+        _refused(exc, warnings)
+        return []
+    return [f"{folder}/{e.name}" for e in entries if e.name.endswith(".md") and e.kind != "dir"]
+
+
+def user_files(workspace: Path | None, warnings: list[str]) -> list[UserFile]:
+    """Every user/project file the prompt may include, lowest precedence first."""
+    config = user_config_dir()
+    files = [
+        UserFile("knowledge", "user", config, rel)
+        for rel in _markdown_in(config, "knowledge", warnings)
+    ]
     if workspace is not None:
-        project = workspace / PROJECT_DIR_NAME
-        if (project / "knowledge").is_dir():
-            files += [("knowledge", "project", p)
-                      for p in sorted((project / "knowledge").glob("*.md"))]  # fmt: skip
-        for path in (workspace / "AGENTS.md", project / "instructions.md"):
-            if path.is_file():
-                files.append(("instructions", "project", path))
+        knowledge = _markdown_in(workspace, f"{PROJECT_DIR_NAME}/knowledge", warnings)
+        files += [UserFile("knowledge", "project", workspace, rel) for rel in knowledge]
+        for rel in ("AGENTS.md", f"{PROJECT_DIR_NAME}/instructions.md"):
+            files.append(UserFile("instructions", "project", workspace, rel))
     return files
 
 
-def _wrap(kind: str, origin: str, path: Path, text: str) -> str:
-    return f'<{kind} origin="{origin}" file="{path.name}">\n{text}\n</{kind}>'
+def _wrap(file: UserFile, text: str) -> str:
+    return f'<{file.kind} origin="{file.origin}" file="{file.path.name}">\n{text}\n</{file.kind}>'
 
 
 def _fit(texts: list[str], budget: int) -> tuple[list[str], list[int]]:
@@ -164,11 +192,11 @@ def assemble_prompt(
         sections.append(personality)
 
     user: list[PromptSection] = []
-    for kind, origin, path in _user_files(workspace):
-        text = _read_user_file(path, warnings)
+    for file in user_files(workspace, warnings):
+        text = _read_user_file(file, warnings)
         if text is not None:
-            wrapped = _wrap(kind, origin, path, text)
-            user.append(PromptSection(kind, f"{origin}:{path.name}", wrapped, str(path)))
+            name = f"{file.origin}:{file.path.name}"
+            user.append(PromptSection(file.kind, name, _wrap(file, text), str(file.path)))
 
     fixed = "\n\n".join(s.text for s in sections)
     separators = len(PRECEDENCE_NOTE) + 2 * (len(user) + 2)

@@ -9,6 +9,11 @@ Found in three places, later ones overriding earlier ones by name:
 The system prompt lists names and descriptions only (`skills_prompt_section`); the model
 calls `load_skill(name)` for the body when a task needs it. A malformed SKILL.md becomes a
 `SkillProblem`, never an exception.
+
+Every skill file is read through co_tui.safe_read: a SKILL.md or extra file is read only
+from inside its location's root (the package, user_config_dir(), the workspace) and never
+through a symbolic link. A linked skill folder or SKILL.md is refused and shown as a
+problem; linked extra files are not listed.
 """
 
 from __future__ import annotations
@@ -16,10 +21,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from co_tui.config import PROJECT_DIR_NAME, user_config_dir
+from co_tui.safe_read import (
+    LINK,
+    NotFound,
+    ReadRefused,
+    list_within,
+    read_bytes_within,
+    walk_within,
+)
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 256_000
@@ -38,7 +51,13 @@ class Skill:
     body: str
     path: Path  # the skill's directory
     origin: Origin
+    root: Path  # the directory its files must stay inside (see SkillLocation)
     files: tuple[str, ...] = ()  # other files in the directory, relative, sorted
+
+    @property
+    def relative(self) -> str:
+        """The skill's directory below `root`."""
+        return self.path.relative_to(self.root).as_posix()
 
 
 @dataclass(frozen=True)
@@ -57,41 +76,69 @@ class SkillCatalog:
         return self.skills.get(name.strip())
 
 
-def skill_locations(workspace: Path | None) -> list[tuple[Origin, Path]]:
-    """Where skills are looked for, lowest precedence first."""
-    locations: list[tuple[Origin, Path]] = [
-        ("shipped", SHIPPED_DIR),
-        ("user", user_config_dir() / "skills"),
+@dataclass(frozen=True)
+class SkillLocation:
+    """Skills live in root/folder: nothing below root is reached through a link, so for
+    the user and the project the root is the config dir or workspace itself (a linked
+    `skills` or `.co-tui` folder is refused too)."""
+
+    origin: Origin
+    root: Path
+    folder: str  # below root, "" for the root itself
+
+    @property
+    def path(self) -> Path:
+        return self.root / self.folder if self.folder else self.root
+
+
+def _locations(workspace: Path | None) -> list[SkillLocation]:
+    locations = [
+        SkillLocation("shipped", SHIPPED_DIR, ""),
+        SkillLocation("user", user_config_dir(), "skills"),
     ]
     if workspace is not None:
-        locations.append(("project", workspace / PROJECT_DIR_NAME / "skills"))
+        locations.append(SkillLocation("project", workspace, f"{PROJECT_DIR_NAME}/skills"))
     return locations
 
 
-def _extra_files(folder: Path) -> tuple[str, ...]:
-    files: list[str] = []
-    for path in sorted(folder.rglob("*")):
-        rel = path.relative_to(folder)
-        if any(part.startswith((".", "__")) for part in rel.parts) or not path.is_file():
-            continue
-        if rel.as_posix() == SKILL_FILE:
-            continue
-        files.append(rel.as_posix())
-        if len(files) >= MAX_LISTED_FILES:
-            break
-    return tuple(files)
+def skill_locations(workspace: Path | None) -> list[tuple[Origin, Path]]:
+    """Where skills are looked for, lowest precedence first."""
+    return [(location.origin, location.path) for location in _locations(workspace)]
 
 
-def read_skill(folder: Path, origin: Origin) -> Skill | SkillProblem:
+def _hidden(name: str) -> bool:
+    return name.startswith((".", "__"))
+
+
+def _extra_files(root: Path, folder: str) -> tuple[str, ...]:
+    """The skill's other regular files (links and hidden entries left out), sorted."""
+    found: list[str] = []
+    try:
+        for prefix, entries in walk_within(root, folder, descend=lambda name: not _hidden(name)):
+            found += [
+                prefix + e.name
+                for e in entries
+                if not _hidden(e.name) and e.is_file(follow_symlinks=False)
+            ]
+    except ReadRefused:
+        return ()
+    files = sorted((f for f in found if f != SKILL_FILE), key=lambda f: f.split("/"))
+    return tuple(files[:MAX_LISTED_FILES])
+
+
+def read_skill(root: Path, folder: str, origin: Origin) -> Skill | SkillProblem | None:
+    """The skill in root/folder (its SKILL.md read without following links); None when
+    the folder has no SKILL.md."""
     from co_tui.knowledge.frontmatter import parse
 
-    path = folder / SKILL_FILE
+    directory = root / folder if folder else root
+    path = directory / SKILL_FILE
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return SkillProblem(path, f"cannot read ({exc.strerror or type(exc).__name__})")
-    if len(data) > MAX_SKILL_BYTES:
-        return SkillProblem(path, f"larger than {MAX_SKILL_BYTES:,} bytes")
+        data = read_bytes_within(root, PurePosixPath(folder, SKILL_FILE), limit=MAX_SKILL_BYTES)
+    except NotFound:
+        return None
+    except ReadRefused as exc:
+        return SkillProblem(exc.path, exc.reason)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -113,20 +160,40 @@ def read_skill(folder: Path, origin: Origin) -> Skill | SkillProblem:
     body = doc.body.strip()
     if not body:
         return SkillProblem(path, "the instructions (the text after the frontmatter) are empty")
-    return Skill(name.strip(), " ".join(description.split()), body, folder, origin,
-                 _extra_files(folder))  # fmt: skip
+    description = " ".join(description.split())
+    files = _extra_files(root, folder)
+    return Skill(name.strip(), description, body, directory, origin, root, files)
+
+
+def _candidates(location: SkillLocation, problems: list[SkillProblem]) -> list[str]:
+    """The skill folders of a location, below its root; links are problems, not skills."""
+    try:
+        entries = list_within(location.root, location.folder)
+    except NotFound:
+        return []
+    except ReadRefused as exc:
+        problems.append(SkillProblem(exc.path, exc.reason))
+        return []
+    prefix = f"{location.folder}/" if location.folder else ""
+    folders = []
+    for entry in entries:
+        if entry.name.startswith((".", "_")):
+            continue
+        if entry.kind == "link":
+            problems.append(SkillProblem(location.path / entry.name, LINK))
+        elif entry.kind == "dir":
+            folders.append(prefix + entry.name)
+    return folders
 
 
 def discover_skills(workspace: Path | None = None) -> SkillCatalog:
     catalog = SkillCatalog()
     found: dict[str, Skill] = {}
-    for origin, root in skill_locations(workspace):
-        if not root.is_dir():
-            continue
-        for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-            if folder.name.startswith((".", "_")) or not (folder / SKILL_FILE).is_file():
+    for location in _locations(workspace):
+        for folder in _candidates(location, catalog.problems):
+            result = read_skill(location.root, folder, location.origin)
+            if result is None:  # a folder without a SKILL.md is not a skill
                 continue
-            result = read_skill(folder, origin)
             if isinstance(result, SkillProblem):
                 catalog.problems.append(result)
                 continue

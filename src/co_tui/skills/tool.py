@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.deps import CoDeps
+from co_tui.safe_read import ReadRefused, read_text_within
 from co_tui.skills import MAX_SKILL_BYTES, Skill, discover_skills, skills_prompt_section
 
 if TYPE_CHECKING:
@@ -18,12 +19,17 @@ SOURCE = "skills"
 
 
 def _read_file(skill: Skill, file: str) -> str:
-    target = (skill.path / file).resolve()
-    if not target.is_relative_to(skill.path.resolve()) or file not in skill.files:
+    """One of the skill's listed files, read without following links out of its root."""
+    if file not in skill.files:
         listed = ", ".join(skill.files) or "none"
         raise ModelRetry(f"'{file}' is not a file of skill '{skill.name}' (files: {listed}).")
-    data = target.read_bytes()[:MAX_SKILL_BYTES]
-    return data.decode("utf-8", errors="replace")
+    relative = PurePosixPath(skill.relative, file)
+    try:
+        return read_text_within(
+            skill.root, relative, limit=MAX_SKILL_BYTES, truncate=True, errors="replace"
+        )
+    except ReadRefused as exc:
+        raise ModelRetry(f"Cannot read '{file}' of skill '{skill.name}': {exc.reason}.") from None
 
 
 async def load_skill(ctx: RunContext[CoDeps], name: str, file: str | None = None) -> dict[str, Any]:

@@ -200,3 +200,72 @@ def walk(roots: list[SpanDetail], depth: int = 0) -> list[tuple[int, SpanDetail]
         out.append((depth, span))
         out.extend(walk(span.children, depth + 1))
     return out
+
+
+# -- what left this machine --------------------------------------------------------------
+
+EGRESS_PREFIX = "egress "  # co_tui.telemetry.tracing.EGRESS_SPAN_PREFIX
+_EGRESS_COLUMNS = """id, trace_id, start_time,
+    json_extract(attributes, '$."co.egress.tool"'),
+    json_extract(attributes, '$."co.egress.destinations"'),
+    json_extract(attributes, '$."co.egress.destination"'),
+    json_extract(attributes, '$."co.egress.bytes"'),
+    json_extract(attributes, '$."co.egress.sources"'),
+    json_extract(attributes, '$."co.egress.outcome"')"""
+
+
+@dataclass(frozen=True)
+class EgressCall:
+    """One call that sent data off this machine (an `egress <tool>` span)."""
+
+    span_id: str
+    trace_id: str
+    start_time: int
+    tool: str
+    destinations: tuple[str, ...]
+    bytes_sent: int
+    sources: tuple[str, ...]  # private or untrusted content in the conversation at the time
+    outcome: str  # sent, refused (nothing was sent) or failed
+    turn_start: int  # the start of the turn (the trace's root span) it belongs to
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    loaded = _loads(value, []) if isinstance(value, str) else value
+    return tuple(str(v) for v in loaded) if isinstance(loaded, list) else ()
+
+
+def egress_calls(conn: sqlite3.Connection, limit: int = 200) -> list[EgressCall]:
+    """The newest `limit` outbound calls, grouped by turn: the newest turn first, each
+    turn's calls in the order they happened (uses idx_spans_name and idx_spans_trace_id)."""
+    rows = list(
+        conn.execute(
+            f"SELECT {_EGRESS_COLUMNS} FROM spans WHERE name >= ? AND name < ? "
+            "ORDER BY start_time DESC LIMIT ?",
+            (EGRESS_PREFIX, EGRESS_PREFIX[:-1] + "!", limit),  # the range of the name prefix
+        )
+    )
+    traces = sorted({r[1] for r in rows})
+    turns: dict[str, int] = {}
+    if traces:
+        marks = ", ".join("?" * len(traces))
+        for trace_id, start in conn.execute(
+            f"SELECT trace_id, min(start_time) FROM spans WHERE trace_id IN ({marks}) "
+            "AND parent_id IS NULL GROUP BY trace_id",
+            traces,
+        ):
+            turns[trace_id] = int(start)
+    calls = [
+        EgressCall(
+            span_id=r[0],
+            trace_id=r[1],
+            start_time=int(r[2]),
+            tool=str(r[3] or ""),
+            destinations=_strings(r[4]) or ((str(r[5]),) if r[5] else ()),
+            bytes_sent=int(r[6] or 0),
+            sources=_strings(r[7]),
+            outcome=str(r[8] or "sent"),
+            turn_start=turns.get(r[1], int(r[2])),
+        )
+        for r in rows
+    ]
+    return sorted(calls, key=lambda c: (-c.turn_start, c.trace_id, c.start_time))

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from co_tui.config import user_data_dir
+from co_tui.private_files import open_private_db
 
 DB_NAME = "co-tui.db"
 
@@ -28,6 +29,8 @@ CREATE TABLE IF NOT EXISTS spans (
 -- The viewer's two queries: newest spans first, and every span of one trace.
 CREATE INDEX IF NOT EXISTS idx_spans_start_time ON spans(start_time);
 CREATE INDEX IF NOT EXISTS idx_spans_trace_id ON spans(trace_id);
+-- The "left this machine" view: egress spans by name prefix.
+CREATE INDEX IF NOT EXISTS idx_spans_name ON spans(name);
 """
 
 
@@ -37,11 +40,7 @@ def default_db_path() -> Path:
 
 def open_for_writing(path: Path) -> sqlite3.Connection:
     """Create the database if needed, in WAL mode so readers never block the writer."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():  # spans hold conversation text: private to the user
-        path.touch(mode=0o600)
-    conn = sqlite3.connect(path, check_same_thread=False, timeout=5.0)
-    conn.execute("PRAGMA journal_mode=WAL")
+    conn = open_private_db(path, timeout=5.0)  # spans hold conversation text: 0600, -wal too
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.executescript(SCHEMA)
     return conn

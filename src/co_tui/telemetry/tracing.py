@@ -1,4 +1,4 @@
-"""co-tui's own spans: turns, slash commands, approvals, sandbox commands.
+"""co-tui's own spans: turns, slash commands, approvals, sandbox commands, egress.
 
 Each helper does nothing (and imports nothing) unless telemetry is active, so the modules
 that use them stay cheap to import. Spans open as the current span, so they nest: a sandbox
@@ -8,9 +8,10 @@ turn (agent runs, approvals) under the `turn` span.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from co_tui.telemetry.setup import active_telemetry
@@ -104,6 +105,60 @@ def trace_approval(record: Any, started_ns: int | None = None) -> None:
         },
     )
     span.end()
+
+
+EGRESS_SPAN_PREFIX = "egress "  # "egress web_fetch": one span per call that left this machine
+
+
+class EgressSpan:
+    """What one outbound call sent, added to as it goes (a redirect is one more request)."""
+
+    def __init__(self, span: Any = None) -> None:
+        self._span = span
+        self._destinations: list[str] = []
+        self._bytes = 0
+
+    def sent(self, destination: str, size: int) -> None:
+        if self._span is None:
+            return
+        if destination and destination not in self._destinations:
+            self._destinations.append(destination)
+        self._bytes += size
+        self._span.set_attributes(
+            {"co.egress.destinations": list(self._destinations), "co.egress.bytes": self._bytes}
+        )
+
+    def outcome(self, outcome: str) -> None:
+        """How it ended: sent (the default), refused (nothing was sent) or failed."""
+        if self._span is not None:
+            self._span.set_attribute("co.egress.outcome", outcome)
+
+
+@contextlib.contextmanager
+def traced_egress(
+    tool: str, destination: str, size: int, sources: Callable[[], Sequence[str]]
+) -> Iterator[EgressSpan]:
+    """One `egress <tool>` span around a call that sends data off this machine: where to
+    (`destination`, a host or a service), how many bytes of content (`size`, the request the
+    assistant chose: a URL, a query, a message, a draft, tool arguments), and the labels of
+    the private or untrusted sources in the conversation (`sources`, called only when
+    telemetry is on). Redaction applies to it like to every span."""
+    telemetry = active_telemetry()
+    if telemetry is None:
+        yield EgressSpan()
+        return
+    attributes = {
+        "co.egress.tool": tool,
+        "co.egress.destination": destination,
+        "co.egress.sources": list(sources()),
+        "co.egress.outcome": "sent",
+    }
+    with telemetry.tracer.start_as_current_span(
+        f"{EGRESS_SPAN_PREFIX}{tool}", attributes=attributes
+    ) as span:
+        egress = EgressSpan(span)
+        egress.sent(destination, size)
+        yield egress
 
 
 class TracingSandbox:

@@ -1,4 +1,9 @@
-"""delegate: hand a self-contained task to a sub-agent with a few read-only tools."""
+"""delegate: hand a self-contained task to a sub-agent with a few read-only tools.
+
+The sub-agent sees the egress guard's sources of this conversation (so its outbound calls
+ask while they are present) and its report lists the private and untrusted sources it read
+itself, so the guard counts the report as what it read.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from typing import Any
 from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.deps import CoDeps
+from co_tui.orchestrator.egress import Source
+from co_tui.orchestrator.egress_session import run_sources
 from co_tui.orchestrator.frontend import NullFrontend
 from co_tui.subagents import read_only_tools, run_subagent
 
@@ -49,6 +56,7 @@ async def delegate(
         usage=ctx.usage,
         limits=ctx.usage_limits,
         model_settings=ctx.model_settings,
+        inherited=run_sources(ctx),
     )
     tokens = result.usage.input_tokens + result.usage.output_tokens
     summary = f"{result.usage.requests} request(s), {tokens:,} tokens"
@@ -62,4 +70,16 @@ async def delegate(
         "display": f"sub-agent answered ({summary})",
         "answer": result.output or "",
         "session_id": result.session_id,
-    }
+    } | _read(result.sources)
+
+
+def _read(sources: tuple[Source, ...]) -> dict[str, list[str]]:
+    """The labels of what the sub-agent read that was private, and that was untrusted."""
+    private = list(dict.fromkeys(s.label for s in sources if s.origin.private))
+    untrusted = list(dict.fromkeys(s.label for s in sources if s.origin.untrusted))
+    out: dict[str, list[str]] = {}
+    if private:
+        out["private_sources"] = private
+    if untrusted:
+        out["untrusted_sources"] = untrusted
+    return out

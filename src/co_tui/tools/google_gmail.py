@@ -7,6 +7,7 @@ media uploads go to a fixed https upload URL that ignores the configured API end
 from __future__ import annotations
 
 import base64
+import functools
 import re
 from email.headerregistry import Address
 from email.message import EmailMessage
@@ -16,6 +17,8 @@ from typing import Any
 from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.deps import CoDeps
+from co_tui.orchestrator.egress_session import source_labels
+from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import ToolFailure, handle_tool_error
 from co_tui.tools.google_api import google_call
 
@@ -27,6 +30,13 @@ _ADDRESS = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$")
 
 def gmail_link(thread_id: str) -> str:
     return f"https://mail.google.com/mail/u/0/#all/{thread_id}"
+
+
+def _sender(msg: dict[str, Any]) -> str:
+    for header in msg.get("payload", {}).get("headers", []):
+        if header.get("name", "").lower() == "from":
+            return str(header.get("value", ""))
+    return ""
 
 
 def _format_message(index: int, msg: dict[str, Any]) -> str:
@@ -75,7 +85,10 @@ async def _messages(
     lines = [f"{title}:"] + [_format_message(i, m) for i, m in enumerate(messages, start=1)]
     if has_more:
         lines.append("More messages exist: narrow the search or raise max_results.")
-    return {"display": "\n".join(lines), "count": len(messages), "has_more": has_more}
+    # Who wrote them: the egress guard names this result "email from …".
+    senders = list(dict.fromkeys(s for s in map(_sender, messages) if s))
+    display = "\n".join(lines)
+    return {"display": display, "count": len(messages), "has_more": has_more, "senders": senders}
 
 
 async def list_emails(ctx: RunContext[CoDeps], max_results: int = 10) -> dict[str, Any]:
@@ -144,10 +157,13 @@ async def draft_email(
         drafts = service.users().drafts()
         return drafts.create(userId="me", body={"message": {"raw": raw}}).execute()
 
-    try:
-        draft = await google_call(ctx, SERVICE, "gmail", "v1", request)
-    except ToolFailure as failure:
-        return handle_tool_error(failure, SERVICE)
+    labels = functools.partial(source_labels, ctx)
+    with traced_egress("draft_email", f"Gmail draft to {to}", len(raw), labels) as egress:
+        try:
+            draft = await google_call(ctx, SERVICE, "gmail", "v1", request)
+        except ToolFailure as failure:
+            egress.outcome("failed")
+            return handle_tool_error(failure, SERVICE)
     message_id = draft.get("message", {}).get("id", "")
     link = f"https://mail.google.com/mail/u/0/#drafts?compose={message_id}"
     return f"Draft created for {to}: {subject!r} (draft id {draft.get('id')}). Open it: {link}"

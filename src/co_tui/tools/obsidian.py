@@ -2,6 +2,8 @@
 
 Sync on purpose: pydantic-ai runs sync tools in worker threads, so the index's SQLite
 and file I/O never block the event loop. The index lives in `deps.extra`, one per vault.
+Notes are read through co_tui.safe_read: from inside the vault only, never through a
+symbolic link (a linked note or folder is refused with the reason, and never indexed).
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.deps import CoDeps
 from co_tui.knowledge.notes_index import NotesIndex, keyword_pattern, split_keywords
-from co_tui.knowledge.vault_paths import UnsafePathError, inside, resolve_note
+from co_tui.knowledge.vault_paths import UnsafePathError, clean_name
+from co_tui.safe_read import NOT_REGULAR, NotFound, ReadRefused, read_text_within
 
 MAX_LIMIT = 50
 LIST_LIMIT = 200
 MAX_NOTE_CHARS = 100_000
+MAX_NOTE_BYTES = 4 * (MAX_NOTE_CHARS + 1)  # enough UTF-8 for MAX_NOTE_CHARS + 1 characters
 _SNIPPET_BEFORE = 50
 _SNIPPET_AFTER = 90
 
@@ -156,6 +160,10 @@ def _close_matches(index: NotesIndex, name: str) -> str:
     return "Use list_notes or search_notes to find the right name."
 
 
+def _candidates(name: str) -> list[str]:
+    return [name] if name.endswith(".md") else [name, f"{name}.md"]
+
+
 def read_note(ctx: RunContext[CoDeps], filename: str) -> str:
     """Read one note from the Obsidian vault and return its Markdown.
 
@@ -165,17 +173,27 @@ def read_note(ctx: RunContext[CoDeps], filename: str) -> str:
     """
     vault = _vault(ctx)
     try:
-        path = resolve_note(vault, filename)
-        if not path.is_file() and not filename.strip().endswith(".md"):
-            path = resolve_note(vault, filename.strip() + ".md")
+        name = clean_name(filename)
     except UnsafePathError as exc:
         raise ModelRetry(f"Cannot read {filename!r}: {exc}.") from None
-    if not path.is_file() or not inside(vault, path):
+    text: str | None = None
+    candidates = _candidates(name)
+    for i, candidate in enumerate(candidates, 1):
+        try:  # opened below the vault without following any link, so never outside it
+            text = read_text_within(
+                vault, candidate, limit=MAX_NOTE_BYTES, truncate=True, errors="replace"
+            )
+            break
+        except NotFound:
+            continue
+        except ReadRefused as exc:
+            if exc.reason == NOT_REGULAR and i < len(candidates):
+                continue  # a folder of that name: try the note with `.md`
+            raise ModelRetry(f"Cannot read {filename!r}: {exc.relative} {exc.reason}.") from None
+    if text is None:
         index = notes_index(ctx.deps, vault)
         index.refresh()
         raise ModelRetry(f"Note {filename!r} not found. {_close_matches(index, filename)}")
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        text = fh.read(MAX_NOTE_CHARS + 1)
     if len(text) > MAX_NOTE_CHARS:
         text = text[:MAX_NOTE_CHARS] + f"\n\n[note truncated at {MAX_NOTE_CHARS} characters]"
     return text

@@ -5,6 +5,8 @@ Lists are cursor-paginated: a result with has_more carries next_cursor for the n
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -14,6 +16,8 @@ from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.config import Settings
 from co_tui.deps import CoDeps
+from co_tui.orchestrator.egress_session import source_labels
+from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import (
     ToolFailure,
     call_with_retries,
@@ -164,8 +168,7 @@ async def post_slack_message(
     try:
         channel_id = await _channel_id(ctx, channel)
         team_url = await _team_url(ctx)
-        data = await _call(ctx, lambda c: c.chat_postMessage(
-            channel=channel_id, text=text, thread_ts=thread_ts).data)  # fmt: skip
+        data = await _post(ctx, channel, channel_id, text, thread_ts)
     except ToolFailure as failure:
         return handle_tool_error(failure, SERVICE)
     posted_channel = str(data.get("channel") or channel_id)
@@ -174,6 +177,21 @@ async def post_slack_message(
     where = "thread reply" if thread_ts else "message"
     return {"display": f"Posted {where} to {channel} (ts {ts}): {link}",
             "channel": posted_channel, "ts": ts}  # fmt: skip
+
+
+async def _post(
+    ctx: RunContext[CoDeps], channel: str, channel_id: str, text: str, thread_ts: str | None
+) -> dict[str, Any]:
+    """chat.postMessage, recorded as an egress span: the message leaves this machine."""
+    payload = {"channel": channel_id, "text": text, "thread_ts": thread_ts}
+    size = len(json.dumps(payload, ensure_ascii=False).encode())
+    labels = functools.partial(source_labels, ctx)
+    with traced_egress("post_slack_message", f"Slack {channel}", size, labels) as egress:
+        try:
+            return await _call(ctx, lambda c: c.chat_postMessage(**payload).data)
+        except ToolFailure:
+            egress.outcome("failed")
+            raise
 
 
 async def list_slack_channels(

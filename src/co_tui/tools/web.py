@@ -1,29 +1,35 @@
 """Web tools: web_search (Brave Search API) and web_fetch (one page as Markdown).
 
 `web_policy.search` / `web_policy.fetch` decide how each is registered: allow (runs),
-ask (every call waits for approval), deny (not registered; a call still refuses). Fetching
-obeys the domain lists and the SSRF rules in co_tui.web.ssrf. Fetched text reaches the model
-wrapped as untrusted data.
+ask (every call waits for approval), deny (not registered; a call still refuses). Both send
+data off this machine, so the egress guard makes a call wait for approval, whatever the
+policy, once private or untrusted content is in the conversation (`web_toolset`). Fetching
+obeys the domain lists and the SSRF rules in co_tui.web.ssrf. Results reach the model fenced
+as untrusted (orchestrator/fence.py); every request is recorded as an egress span.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
 import re
 from typing import TYPE_CHECKING, Any
 
 import httpx
 from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
 from co_tui.deps import CoDeps
+from co_tui.orchestrator.egress_session import run_sources, source_labels
+from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import parse_retry_after, terminal_error
 from co_tui.web.fetch import FetchFailed, fetch_page
 from co_tui.web.ssrf import FetchRefused
-from co_tui.web.text import html_to_markdown, tidy, truncate, wrap_untrusted
+from co_tui.web.text import html_to_markdown, tidy, truncate
 
 if TYPE_CHECKING:
-    from pydantic_ai import Agent
+    from pydantic_ai.tools import ToolDefinition
 
     from co_tui.config import WebPolicy
 
@@ -38,6 +44,13 @@ _TAG = re.compile(r"<[^>]+>")
 def _plain(text: Any) -> str:
     """Brave marks matches with <strong>; titles may hold entities."""
     return html.unescape(_TAG.sub("", str(text or ""))).strip()
+
+
+def _host(url: str) -> str:
+    try:
+        return httpx.URL(url.strip()).host or url
+    except httpx.InvalidURL:
+        return url
 
 
 def _brave_error(response: httpx.Response) -> dict[str, Any]:
@@ -101,15 +114,23 @@ async def web_search(ctx: RunContext[CoDeps], query: str, count: int = 5) -> dic
         )
     url = config.brave_base_url.rstrip("/") + "/web/search"
     headers = {"X-Subscription-Token": key, "Accept": "application/json"}
-    try:
-        async with httpx.AsyncClient(timeout=config.timeout) as client:
-            response = await client.get(url, params={"q": query, "count": count}, headers=headers)
-    except httpx.TimeoutException:
-        return terminal_error("Brave Search did not answer in time. Try again later.",
-                              retryable=True)  # fmt: skip
-    except httpx.HTTPError as exc:
-        return terminal_error(f"Cannot reach Brave Search ({type(exc).__name__}: {exc}).",
-                              retryable=True)  # fmt: skip
+    params: dict[str, str | int] = {"q": query, "count": count}
+    size = len(str(httpx.URL(url, params=params)).encode())
+    labels = functools.partial(source_labels, ctx)
+    with traced_egress("web_search", _host(url), size, labels) as egress:
+        try:
+            async with httpx.AsyncClient(timeout=config.timeout) as client:
+                response = await client.get(url, params=params, headers=headers)
+        except httpx.TimeoutException:
+            egress.outcome("failed")
+            return terminal_error(
+                "Brave Search did not answer in time. Try again later.", retryable=True
+            )
+        except httpx.HTTPError as exc:
+            egress.outcome("failed")
+            return terminal_error(
+                f"Cannot reach Brave Search ({type(exc).__name__}: {exc}).", retryable=True
+            )
     if response.status_code != 200:
         return _brave_error(response)
     try:
@@ -138,12 +159,18 @@ async def web_fetch(ctx: RunContext[CoDeps], url: str) -> dict[str, Any]:
         return terminal_error("Fetching web pages is turned off (web_policy.fetch is deny).")
     if not url.strip():
         raise ModelRetry("The URL is empty: pass the http(s) URL to fetch in `url`.")
-    try:
-        page = await fetch_page(url, config)
-    except FetchRefused as exc:
-        return terminal_error(f"web_fetch refused {url}: {exc}.", refused=True)
-    except FetchFailed as exc:
-        return terminal_error(f"web_fetch failed: {exc}.")
+    labels = functools.partial(source_labels, ctx)
+    with traced_egress("web_fetch", _host(url), len(url.encode()), labels) as egress:
+        try:
+            page = await fetch_page(url, config)
+        except FetchRefused as exc:
+            egress.outcome("refused")
+            return terminal_error(f"web_fetch refused {url}: {exc}.", refused=True)
+        except FetchFailed as exc:
+            egress.outcome("failed")
+            return terminal_error(f"web_fetch failed: {exc}.")
+        for hop in page.redirects:  # each redirect is one more request
+            egress.sent(_host(hop), len(hop.encode()))
     title = ""
     if page.is_html:
         text, title = await asyncio.to_thread(html_to_markdown, page.text)
@@ -160,19 +187,33 @@ async def web_fetch(ctx: RunContext[CoDeps], url: str) -> dict[str, Any]:
         "title": title,
         "content_type": page.content_type,
         "truncated": cut or page.truncated,
-        "content": wrap_untrusted(page.final_url, text),
+        "content": text,
     }
 
 
-def register_web_tools(
-    agent: Agent[CoDeps, Any], policy: WebPolicy, *, all_approval: bool = False
-) -> dict[str, str]:
-    """Register the web tools per policy; returns {tool name: source label} of those added."""
+def web_toolset(
+    policy: WebPolicy, *, all_approval: bool = False
+) -> tuple[AbstractToolset[CoDeps] | None, dict[str, str]]:
+    """The web tools per policy, and {tool name: source label} of those added. A call waits
+    for approval when the policy says ask (or `all_approval`), and also, whatever the policy,
+    when private or untrusted content is in the conversation (the egress guard); otherwise
+    it runs without a round trip through the orchestrator."""
     sources: dict[str, str] = {}
+    asks: set[str] = set()
+    funcs = []
     for func, mode in ((web_search, policy.search), (web_fetch, policy.fetch)):
         if mode == "deny":
             continue
-        ask = mode == "ask"
-        agent.tool(func, requires_approval=ask or all_approval)
-        sources[func.__name__] = "web (approval)" if ask else "web"
-    return sources
+        funcs.append(func)
+        if mode == "ask" or all_approval:
+            asks.add(func.__name__)
+        sources[func.__name__] = "web (approval)" if mode == "ask" else "web"
+    if not funcs:
+        return None, sources
+
+    def needs_approval(
+        ctx: RunContext[CoDeps], tool_def: ToolDefinition, tool_args: dict[str, Any]
+    ) -> bool:
+        return tool_def.name in asks or bool(run_sources(ctx))
+
+    return FunctionToolset[CoDeps](funcs).approval_required(needs_approval), sources

@@ -3,7 +3,9 @@ runs each turn as an exclusive async worker that calls the orchestrator's run_tu
 turn, `!cmd` or /command worker ends, the chat screen sends the next queued message.
 
 Start-up draws the first frame before anything heavy: the agent (pydantic-ai, provider SDKs)
-and the sandbox are built in a worker after it. Tests inject `bundle` and `deps`.
+and the sandbox are built in a worker after it. Tests inject `bundle` and `deps`. In a project
+whose settings would widen what co-tui may do (co_tui.trust), that worker first asks whether
+to trust it (once per settings file), before anything those settings would start.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from co_tui.config import Settings, user_data_dir
+from co_tui.trust import NOT_TRUSTED, PROJECT_FILE, ProjectTrust, what_it_would_do
 from co_tui.tui.idle_gc import IdleCollector
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import ChatScreen
@@ -67,9 +70,11 @@ class CoApp(App[None]):
         session_store: SessionStore | None = None,
         continue_latest: bool = False,
         resume: str | None = None,
+        project: ProjectTrust | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
+        self.project = project  # settings from the working directory that would widen
         self.bundle = bundle
         self.deps = deps
         self.history: list[Any] = []  # list[ModelMessage]: the session's conversation
@@ -114,6 +119,7 @@ class CoApp(App[None]):
     @work(group="startup", exit_on_error=False)
     async def _load(self) -> None:
         try:
+            await self._settle_trust()
             if self.deps is None:
                 from co_tui.deps import create_deps
 
@@ -147,6 +153,35 @@ class CoApp(App[None]):
         finally:
             self._loaded.set()
             self.refresh_status()
+
+    async def _settle_trust(self) -> None:
+        """Ask about a project the user has not decided on for this settings file (the
+        answer is stored); trusted, its settings apply in full, else without what they would
+        enable (nothing of theirs starts)."""
+        project = self.project
+        if project is None:
+            return
+        if project.decision == "undecided":
+            from co_tui.tui.screens.trust import TrustScreen
+
+            trusted = await self.push_screen_wait(TrustScreen(project))
+            project = self.project = project.decide("trusted" if trusted else "declined")
+            try:
+                project.remember()
+            except OSError as exc:
+                self.chat.transcript.add(Note(f"cannot store the decision: {exc}", "warning"))
+            if project.trusted:
+                self.settings = project.trusted_settings
+                self.chat.transcript.add(Note(f"trusted: {PROJECT_FILE} applies in full"))
+        if not project.trusted:
+            self.chat.transcript.add(
+                Note(
+                    f"{NOT_TRUSTED}: {PROJECT_FILE} {what_it_would_do(project)}; ignored "
+                    "(start co-tui with --trust-project to trust it)",
+                    "warning",
+                )
+            )
+        self.refresh_status()
 
     async def _start_local_model(self, model: Any) -> None:
         """The embedded model's server loads before the first turn, with progress shown in
@@ -209,12 +244,15 @@ class CoApp(App[None]):
 
     def refresh_status(self) -> None:
         deps = self.deps
+        warnings = [(getattr(deps, "sandbox_warning", None) or "") if deps else ""]
+        if self.project is not None and not self.project.trusted:
+            warnings.insert(0, NOT_TRUSTED)
         self.chat.status_bar.set(
             model=self.model_label(),
             sandbox=deps.sandbox.name if deps else "…",
             isolation=deps.sandbox.isolation_level if deps else "…",
             yolo=bool(deps and deps.auto_confirm),
-            warning=(getattr(deps, "sandbox_warning", None) or "") if deps else "",
+            warning="; ".join(w for w in warnings if w),
             turn_tokens=self.turn_tokens,
             session_tokens=self.session_tokens,
         )

@@ -15,6 +15,7 @@ from rich.text import Text
 from co_tui.orchestrator.frontend import (
     ApprovalDecision,
     ApprovalRecord,
+    ApprovalReply,
     ApprovalRequest,
     StatusInfo,
     ToolCallInfo,
@@ -174,7 +175,7 @@ class TuiFrontend:
             return
         self.chat.transcript.add(Note(approval_line(record), "decision"))
 
-    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
+    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalReply:
         from co_tui.tui.screens.approval import ApprovalScreen
 
         # The answer that led here must be on screen before the dialog covers the chat:
@@ -187,7 +188,7 @@ class TuiFrontend:
             decision = await self.app.push_screen_wait(ApprovalScreen(request))
         finally:
             self.chat.status_bar.set(note="")
-        return decision if isinstance(decision, ApprovalDecision) else ApprovalDecision.DENY
+        return decision if decision is not None else ApprovalDecision.DENY
 
 
 # decision: (words, glyph, style). Automatic approvals stay quiet; the user's own decisions
@@ -195,6 +196,7 @@ class TuiFrontend:
 _DECISIONS = {
     "auto": ("auto-approved", "·", "dim"),
     "approve": ("you approved", "✓", "green"),
+    "always_allow": ("you always allow", "✓", "green"),
     "approve_all": ("you approved ALL calls for this session, starting with", "✓✓", "bold yellow"),
     "deny": ("denied", "⊘", "magenta"),
 }

@@ -5,10 +5,14 @@
   before then go on to the screen underneath (the prompt) as `TypeAhead`, and every such key
   starts the delay again, so a user who keeps typing never decides anything by accident.
 - `a` (approve every call for the rest of the session) asks once more.
+- `p` (always allow this in this project) opens a field with the permission rule for exactly
+  this call, which the user may edit (to `shell(npm test *)`, say); Enter saves it and
+  approves this call, Esc goes back. The rule must cover this call. Offered only when the
+  request carries a rule (`ApprovalRequest.suggested_rule`).
 - Arguments show their hidden characters (escape sequences, bidi, zero-width) as escapes, and
   a warning line says when there are any; the whole value scrolls, the key row stays.
 
-y approves, n and Esc deny, Ctrl+C cancels the turn.
+y approves, n and Esc deny, Ctrl+C cancels the turn (also while the rule is edited).
 """
 
 from __future__ import annotations
@@ -24,9 +28,17 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
 
-from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalRequest
+from co_tui.orchestrator.frontend import (
+    ApprovalAnswer,
+    ApprovalDecision,
+    ApprovalReply,
+    ApprovalRequest,
+)
+from co_tui.permissions.matching import ToolCall
+from co_tui.permissions.rules import SHELL_TOOL, Rule, RuleError
+from co_tui.permissions.suggest import check_rule_for
 from co_tui.tui.visible_text import ESCAPE_STYLE, visible_text
 from co_tui.tui.widgets.args_view import ArgsView
 
@@ -42,17 +54,20 @@ def _key(text: Text, key: str, label: str, *, active: bool) -> None:
     text.append(f" {label}   ", style="" if active else "dim")
 
 
-class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
+class ApprovalScreen(ModalScreen[ApprovalReply | None]):
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("y", "decide('approve')", "Approve"),
         Binding("n", "decide('deny')", "Deny"),
         Binding("a", "approve_all", "Approve all (session)"),
+        Binding("p", "always_allow", "Always allow (project)"),
         Binding("escape", "deny", "Deny", show=False),
-        Binding("ctrl+c", "app.cancel_turn", "Cancel turn", show=False),
+        # Priority: the rule field (an Input) would take Ctrl+C for copying.
+        Binding("ctrl+c", "app.cancel_turn", "Cancel turn", show=False, priority=True),
     ]
 
     armed: reactive[bool] = reactive(False)
     confirming_all: reactive[bool] = reactive(False)
+    editing_rule: reactive[bool] = reactive(False)
 
     @dataclass
     class TypeAhead(Message):
@@ -68,6 +83,18 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         self.args_view = ArgsView(request.tool_name, request.args, id="approval-args")
         self.more = Static("", id="approval-more")
         self.keys = Static("", id="approval-keys")  # filled by the watchers
+        self.call = ToolCall(request.tool_name, request.args, request.mcp_tool)
+        self.rule_input = Input(
+            request.suggested_rule or "",
+            id="approval-rule-input",
+            select_on_focus=False,
+            compact=True,
+        )
+        self.rule_status = Static("", id="approval-rule-status")
+        self.rule_box = Vertical(id="approval-rule")
+        # Hidden from the start (not by CSS, which may apply after the first focus): the
+        # field must never take the keys before `p` opens it.
+        self.rule_box.display = False
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -86,6 +113,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
                     yield Static(self._warning(escapes), id="approval-warning")
             with Vertical(id="approval-foot"):
                 yield self.more
+                with self.rule_box:
+                    label = "Always allow in this project (saved in your config, not here):"
+                    yield Static(label, id="approval-rule-label")
+                    yield self.rule_input
+                    yield self.rule_status
                 yield self.keys
             yield self.args_view
         yield Footer()
@@ -118,10 +150,19 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
                 style="bold yellow",
             )
         keys = Text()
-        for key, label in (("y", "approve"), ("n", "deny"), ("a", "approve all this session")):
-            _key(keys, key, label, active=self.armed)
+        if self.editing_rule:
+            _key(keys, "enter", "save the rule and approve", active=True)
+            _key(keys, "esc", "back", active=True)
+            keys.append("\nCtrl+C cancels the turn", "dim")
+            return keys
+        _key(keys, "y", "approve", active=self.armed)
+        _key(keys, "n", "deny", active=self.armed)
+        if self.offers_rule:
+            _key(keys, "p", "always allow in this project", active=self.armed)
+        keys.append("\n")
+        _key(keys, "a", "approve all this session", active=self.armed)
         _key(keys, "esc", "deny", active=True)
-        # A second line either way, so the dialog does not move when it arms.
+        # A last line either way, so the dialog does not move when it arms.
         if self.armed:
             keys.append("\nCtrl+C cancels the turn · ↑ ↓ PgUp PgDn scroll", "dim")
         else:
@@ -135,6 +176,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
     def _disarm(self) -> None:
         self.armed = False
         self.confirming_all = False
+        self.editing_rule = False
         if self._arm_timer is not None:
             self._arm_timer.stop()
         self._arm_timer = self.set_timer(self.arm_delay, self._arm)
@@ -151,10 +193,62 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
         self.keys.update(self._key_row())
         self.set_class(self.confirming_all, "-confirming")
 
+    def watch_editing_rule(self, editing: bool) -> None:
+        self.rule_box.display = editing
+        self.keys.update(self._key_row())
+        self.set_class(editing, "-editing-rule")
+        self.refresh_bindings()
+        if editing:
+            self.rule_input.focus()
+            self.rule_input.cursor_position = len(self.rule_input.value)
+            self._show_rule_status()
+        elif self.rule_input.has_focus:
+            self.args_view.focus()
+
+    # -- "always allow in this project" --
+    @property
+    def offers_rule(self) -> bool:
+        return self.request.suggested_rule is not None
+
+    def _checked_rule(self) -> Rule | str:
+        """The rule in the field, or what is wrong with it."""
+        try:
+            return check_rule_for(self.rule_input.value, self.call)
+        except RuleError as exc:
+            return str(exc)
+
+    def _show_rule_status(self) -> None:
+        rule = self._checked_rule()
+        if isinstance(rule, str):
+            self.rule_status.update(Text(f"✗ {rule}", style="bold red"))
+            return
+        status = Text(f"✓ allows {rule.describe()}", style="green")
+        if rule.tool == SHELL_TOOL:
+            status.append("\n  (a command with an option the read-only check refuses still asks)")
+            status.stylize("dim", len(status.plain.partition("\n")[0]))
+        self.rule_status.update(status)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input is self.rule_input:
+            self._show_rule_status()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        rule = self._checked_rule()
+        if isinstance(rule, str):
+            self._show_rule_status()
+            self.app.bell()
+            return
+        self.dismiss(ApprovalAnswer(ApprovalDecision.ALWAYS_ALLOW, rule.text))
+
     # -- keys --
     def on_key(self, event: events.Key) -> None:
         # Runs before the bindings (they are checked once the key has bubbled to the app).
-        if self.confirming_all and event.key not in ("a", "ctrl+c"):
+        if self.editing_rule and event.key == "escape":  # back to the keys, deciding nothing
+            self.editing_rule = False
+            event.stop()
+            event.prevent_default()
+        elif self.confirming_all and event.key not in ("a", "ctrl+c"):
             self.confirming_all = False
             event.stop()
             event.prevent_default()
@@ -176,8 +270,13 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
             stack[stack.index(self) - 1].post_message(self.TypeAhead(text))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("decide", "approve_all") and not self.armed:
-            return None  # shown disabled in the footer, and does nothing
+        if action == "always_allow" and not self.offers_rule:
+            return False
+        if action in ("decide", "approve_all", "always_allow"):
+            if self.editing_rule:
+                return False  # the field has the keys
+            if not self.armed:
+                return None  # shown disabled in the footer, and does nothing
         return True
 
     def action_decide(self, value: str) -> None:
@@ -191,3 +290,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision | None]):
             self.dismiss(ApprovalDecision.APPROVE_ALL)
         else:
             self.confirming_all = True
+
+    def action_always_allow(self) -> None:
+        if self.offers_rule:
+            self.editing_rule = True

@@ -1,5 +1,10 @@
 """The span viewer: recent spans, live; a trace as a tree; a span's attributes and events.
 
+`e` switches the table to "left this machine": per turn, each call that sent data off this
+machine (web fetches and searches, Slack posts, Gmail drafts, calls to MCP servers that are
+not local) with its destination, the bytes it sent and the private or untrusted sources in
+the conversation at the time; Enter opens its trace. `e` again goes back to the spans.
+
 All database reads run in thread workers (the poll reads only `rowid > last`), and the table
 holds a window of the newest spans, never the whole table. Escape goes back to the chat.
 """
@@ -24,10 +29,12 @@ from textual.widgets import DataTable, Footer, Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from co_tui.telemetry.queries import (
+    EgressCall,
     SpanDetail,
     SpanFilter,
     SpanSummary,
     build_tree,
+    egress_calls,
     expand_json,
     max_rowid,
     recent_spans,
@@ -89,6 +96,22 @@ def span_details(span: SpanDetail) -> RenderableType:
     return Group(*parts)
 
 
+def egress_cells(call: EgressCall, first_of_turn: bool) -> tuple[Text, ...]:
+    """One row of the "left this machine" table: the turn's time on its first call only."""
+    turn = TimeCell(call.turn_start) if first_of_turn else ""
+    size = f"{call.bytes_sent:,} B"
+    if call.outcome != "sent":
+        size += f" ({call.outcome})"
+    sources = "; ".join(call.sources) if call.sources else "none"
+    return (
+        Text(str(turn), style="bold"),
+        Text(call.tool, overflow="ellipsis", no_wrap=True),
+        Text(", ".join(call.destinations), overflow="ellipsis", no_wrap=True),
+        Text(size, justify="right", style="" if call.outcome == "sent" else "dim"),
+        Text(sources, overflow="ellipsis", no_wrap=True, style="yellow" if call.sources else "dim"),
+    )
+
+
 def _node_label(span: SpanDetail) -> Text:
     label = Text(span.name, style="bold red" if span.status_code == "ERROR" else "")
     label.append(f"  {format_duration(span.duration_ms)}", style="cyan")
@@ -102,7 +125,7 @@ class SpanScreen(Screen[None]):
     SpanScreen { layout: vertical; }
     SpanScreen #spans-title { height: 1; padding: 0 1; background: $panel; }
     SpanScreen #spans-filter { height: 3; }
-    SpanScreen #spans-table { height: 1fr; min-height: 5; }
+    SpanScreen #spans-table, SpanScreen #spans-egress { height: 1fr; min-height: 5; }
     SpanScreen #spans-lower { height: 1fr; }
     SpanScreen #spans-tree { width: 2fr; border: round $primary-muted; }
     SpanScreen #spans-details { width: 3fr; border: round $primary-muted; padding: 0 1; }
@@ -112,6 +135,7 @@ class SpanScreen(Screen[None]):
         Binding("escape", "back", "Back to chat"),
         Binding("slash,f", "focus_filter", "Filter"),
         Binding("t", "focus_table", "Spans"),
+        Binding("e", "toggle_egress", "Left this machine"),
         Binding("ctrl+r", "reload", "Reload", show=False),
     ]
 
@@ -134,6 +158,8 @@ class SpanScreen(Screen[None]):
         self._polling = False
         self._starts: dict[str, int] = {}
         self._summaries: dict[str, SpanSummary] = {}
+        self._egress: dict[str, EgressCall] = {}
+        self.showing_egress = False
         self.trace_id: str | None = None
 
     # -- layout --
@@ -155,6 +181,17 @@ class SpanScreen(Screen[None]):
         ):
             table.add_column(label, key=key, width=width)
         yield table
+        egress: DataTable[Any] = DataTable(id="spans-egress", cursor_type="row")
+        for label, key, width in (
+            ("turn", "turn", 12),
+            ("tool", "tool", 20),
+            ("destination", "destination", 24),
+            ("sent", "sent", 14),
+            ("sources in the conversation", "sources", 40),
+        ):
+            egress.add_column(label, key=key, width=width)
+        egress.display = False
+        yield egress
         with Horizontal(id="spans-lower"):
             tree: Tree[SpanDetail | None] = Tree(
                 "(Enter on a span shows its trace)", id="spans-tree"
@@ -168,6 +205,10 @@ class SpanScreen(Screen[None]):
     @property
     def table(self) -> DataTable[Any]:
         return self.query_one("#spans-table", DataTable)
+
+    @property
+    def egress_table(self) -> DataTable[Any]:
+        return self.query_one("#spans-egress", DataTable)
 
     @property
     def tree(self) -> Tree[SpanDetail | None]:
@@ -237,6 +278,8 @@ class SpanScreen(Screen[None]):
         self._last_rowid = max(self._last_rowid, top)
         if rows:
             self._add_rows(rows)
+            if self.showing_egress:
+                self._load_egress()
         self._update_title(exists=True)
 
     def _show_page(self, generation: int, top: int, rows: list[SpanSummary], exists: bool) -> None:
@@ -294,7 +337,11 @@ class SpanScreen(Screen[None]):
     def _update_title(self, exists: bool) -> None:
         title = Text()
         title.append("spans", style="bold")
-        if not exists:
+        if self.showing_egress:
+            title = Text("left this machine", style="bold")
+            title.append(f"   {len(self._egress)} calls (newest turn first)", style="dim")
+            title.append("   e: back to the spans", style="dim")
+        elif not exists:
             title.append(
                 "   no spans recorded yet (telemetry may be off: telemetry_enabled)", style="dim"
             )
@@ -325,6 +372,49 @@ class SpanScreen(Screen[None]):
         summary = self._summaries.get(str(event.row_key.value))
         if summary is not None:
             self.open_trace(summary.trace_id, summary.id)
+
+    @on(DataTable.RowSelected, "#spans-egress")
+    def _egress_selected(self, event: DataTable.RowSelected) -> None:
+        call = self._egress.get(str(event.row_key.value))
+        if call is not None:
+            self.open_trace(call.trace_id, call.span_id)
+
+    # -- left this machine --
+    def action_toggle_egress(self) -> None:
+        self.showing_egress = not self.showing_egress
+        self.table.display = not self.showing_egress
+        self.egress_table.display = self.showing_egress
+        (self.egress_table if self.showing_egress else self.table).focus()
+        if self.showing_egress:
+            self._load_egress()
+        self._update_title(exists=True)
+
+    @work(thread=True, group="spans-egress", exclusive=True, exit_on_error=False)
+    def _load_egress(self) -> None:
+        calls = self._read(lambda c: egress_calls(c, self.window)) or []
+        self._hand_back(self._show_egress, calls)
+
+    def _show_egress(self, calls: list[EgressCall]) -> None:
+        table = self.egress_table
+        current = self._current_egress_key()
+        table.clear()
+        self._egress = {c.span_id: c for c in calls}
+        previous = None
+        for call in calls:
+            table.add_row(*egress_cells(call, call.trace_id != previous), key=call.span_id)
+            previous = call.trace_id
+        if current in self._egress:
+            table.move_cursor(row=table.get_row_index(current))
+        self._update_title(exists=True)
+
+    def _current_egress_key(self) -> str | None:
+        table = self.egress_table
+        if not table.row_count:
+            return None
+        try:
+            return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        except Exception:
+            return None
 
     def open_trace(self, trace_id: str, span_id: str | None = None) -> None:
         self._load_trace(trace_id, span_id)
@@ -388,7 +478,7 @@ class SpanScreen(Screen[None]):
         self.query_one("#spans-filter", Input).focus()
 
     def action_focus_table(self) -> None:
-        self.table.focus()
+        (self.egress_table if self.showing_egress else self.table).focus()
 
     def action_reload(self) -> None:
         self.reload()

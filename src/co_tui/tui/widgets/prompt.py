@@ -9,6 +9,7 @@ turn ends), and Up on an empty prompt takes the last queued message back for edi
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,11 +19,19 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static, TextArea
 
+from co_tui.private_files import open_private
+from co_tui.redaction import REDACTED, shared_redactor
+
 HISTORY_LIMIT = 1000
 
 
 class PromptHistory:
-    """Prompts, one JSON string a line (so multi-line prompts survive), newest last."""
+    """Prompts, one JSON string a line (so multi-line prompts survive), newest last.
+
+    The file (0600, in the 0700 data folder) never holds a secret: a line is stored with
+    configured secrets and credential shapes replaced by [REDACTED], and not at all when
+    that leaves nothing else. What is in memory for Up/Down this session is as typed.
+    Loading redacts what an older version stored, and rewrites the file if it changed."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -31,28 +40,27 @@ class PromptHistory:
         self._draft = ""
         if path is not None and path.is_file():
             try:
-                lines = path.read_text(encoding="utf-8").splitlines()
+                raw = path.read_text(encoding="utf-8")
             except OSError:
-                lines = []
-            for line in lines[-HISTORY_LIMIT:]:
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(value, str):
-                    self.entries.append(value)
+                raw = ""
+            clean = shared_redactor().text(raw)  # one pass over the file: JSON stays JSON
+            entries = [entry for line in clean.splitlines() if (entry := _decode(line))]
+            if clean is not raw:  # an older version stored secrets: rewrite without them
+                entries = [e for e in entries if e.replace(REDACTED, "").strip()]
+                _rewrite(path, entries)
+            self.entries = entries[-HISTORY_LIMIT:]
 
     def add(self, text: str) -> None:
         self._cursor = None
         if not text.strip() or (self.entries and self.entries[-1] == text):
             return
         self.entries.append(text)
-        if self.path is None:
+        clean = _redacted(text)
+        if self.path is None or clean is None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(text, ensure_ascii=False) + "\n")
+            with open_private(self.path) as fh:
+                fh.write(json.dumps(clean, ensure_ascii=False) + "\n")
         except OSError:
             pass  # history is a convenience; never fail a prompt over it
 
@@ -205,6 +213,32 @@ class PromptInput(TextArea):
             self.action_copy()
             return
         await self.run_action("screen.ctrl_c")
+
+
+def _decode(line: str) -> str | None:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _rewrite(path: Path, entries: list[str]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open_private(tmp, "w") as fh:
+            fh.writelines(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _redacted(text: str) -> str | None:
+    """The prompt as the history file may hold it; None when it is only secrets."""
+    clean = shared_redactor().text(text)
+    if clean != text and not clean.replace(REDACTED, "").strip():
+        return None
+    return clean
 
 
 def _common_prefix(items: list[str]) -> str:

@@ -1,0 +1,55 @@
+"""The egress guard inside a run: the session's tool table, and the sources a call sees.
+
+`session_table(deps)` is the built-in table plus the session's connected MCP servers. The
+sources a tool call sees are those of its run's history; a sub-agent runs on
+`SubagentDeps`, which carry the sources of the parent conversation it was started from (its
+task was written by a model that had read them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from pydantic_ai import RunContext
+
+from co_tui.deps import CoDeps
+from co_tui.orchestrator.egress import BUILTIN_TABLE, Source, ToolTable, context_sources
+
+
+@dataclass
+class SubagentDeps(CoDeps):
+    """A sub-agent's deps: the parent's, plus the sources of the parent conversation."""
+
+    inherited_sources: tuple[Source, ...] = ()
+
+    @classmethod
+    def of(cls, parent: CoDeps, inherited: Sequence[Source], **changes: Any) -> SubagentDeps:
+        values = {f.name: getattr(parent, f.name) for f in fields(CoDeps) if f.init}
+        return cls(**(values | changes), inherited_sources=tuple(inherited))
+
+
+def session_table(deps: CoDeps) -> ToolTable:
+    """The built-in tools and the session's connected MCP servers (deps.extra)."""
+    from co_tui.mcp import MCP_CONNECTION_KEY, MCPConnection
+
+    connection = deps.extra.get(MCP_CONNECTION_KEY)
+    table = BUILTIN_TABLE
+    if isinstance(connection, MCPConnection):
+        for server in connection.servers:
+            table = table.with_mcp_server(server.name, server.tool_names, local=server.local)
+    return table
+
+
+def inherited_sources(deps: CoDeps) -> tuple[Source, ...]:
+    return deps.inherited_sources if isinstance(deps, SubagentDeps) else ()
+
+
+def run_sources(ctx: RunContext[CoDeps]) -> list[Source]:
+    """The private or untrusted sources in the conversation this call is part of."""
+    return [*inherited_sources(ctx.deps), *context_sources(ctx.messages, session_table(ctx.deps))]
+
+
+def source_labels(ctx: RunContext[CoDeps]) -> list[str]:
+    return list(dict.fromkeys(s.label for s in run_sources(ctx)))

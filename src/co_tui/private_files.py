@@ -1,0 +1,137 @@
+"""What co-tui keeps on disk is readable by its user only: folders 0700, files 0600.
+
+Files are created with those modes (never created wider, then narrowed) and
+`protect_data_at_rest()` narrows what older versions left wider, once at start. Nothing here
+touches the process umask: commands the assistant runs create workspace files with the
+user's usual modes.
+
+SQLite creates a database's -wal, -shm and -journal files with the database file's mode, so
+a database created 0600 keeps them 0600; `open_private_db` narrows existing ones too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO
+
+from co_tui.config import Settings, user_config_dir, user_data_dir
+
+DIR_MODE = 0o700  # also what the XDG base directory spec asks of folders it creates
+FILE_MODE = 0o600
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def private_dir(path: Path) -> Path:
+    """Create `path` and every missing parent 0700. Existing folders are left as they are
+    (`protect_data_at_rest` narrows the data folder)."""
+    missing: list[Path] = []
+    current = path
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(folder, DIR_MODE)  # exactly 0700, whatever the umask took away
+    return path
+
+
+def _narrow(fd: int) -> None:
+    if stat.S_IMODE(os.fstat(fd).st_mode) != FILE_MODE:
+        os.fchmod(fd, FILE_MODE)
+
+
+def private_file(path: Path) -> Path:
+    """Create `path` empty and 0600 (its folder 0700) if missing; narrow it to 0600 if not."""
+    private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+    try:
+        _narrow(fd)
+    finally:
+        os.close(fd)
+    return path
+
+
+def open_private(path: Path, mode: str = "a") -> IO[str]:
+    """Open a text file for appending ("a") or replacing ("w"), created 0600."""
+    flags = {"a": os.O_APPEND, "w": os.O_TRUNC}[mode]
+    private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | flags, FILE_MODE)
+    try:
+        _narrow(fd)
+        return os.fdopen(fd, mode, encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def narrow_side_files(db_path: Path) -> None:
+    for suffix in SQLITE_SIDE_FILES:
+        _chmod(db_path.with_name(db_path.name + suffix), FILE_MODE)
+
+
+def open_private_db(path: Path, timeout: float) -> sqlite3.Connection:
+    """A SQLite database in WAL mode whose file, -wal and -shm are 0600 (its folder 0700)."""
+    private_file(path)
+    conn = sqlite3.connect(path, check_same_thread=False, timeout=timeout)
+    conn.execute("PRAGMA journal_mode=WAL")
+    narrow_side_files(path)
+    return conn
+
+
+def _chmod(path: Path, mode: int) -> None:
+    """Narrow one regular file or folder we own; links and others' files are left alone."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return
+    if stat.S_ISLNK(st.st_mode) or stat.S_IMODE(st.st_mode) == mode:
+        return
+    if st.st_uid != os.geteuid() and os.geteuid() != 0:
+        return
+    with contextlib.suppress(OSError, NotImplementedError):
+        os.chmod(path, mode, follow_symlinks=False)
+
+
+def narrow_tree(root: Path) -> None:
+    """`root` and the folders under it 0700, every regular file 0600; links not followed."""
+    if not root.is_dir() or root.is_symlink():
+        return
+    _chmod(root, DIR_MODE)
+    for folder, dirs, files in os.walk(root):
+        base = Path(folder)
+        for name in dirs:
+            _chmod(base / name, DIR_MODE)
+        for name in files:
+            _chmod(base / name, FILE_MODE)
+
+
+def _config_files() -> Iterable[Path]:
+    """The files co-tui itself writes into the config folder (the user writes the rest)."""
+    from co_tui.google_auth import TOKEN_FILE_NAME
+
+    folder = user_config_dir()
+    return (folder / TOKEN_FILE_NAME, folder / f"{TOKEN_FILE_NAME}.tmp")
+
+
+def protect_data_at_rest(settings: Settings) -> None:
+    """At start: the data folder and everything in it private (older versions wrote 0644
+    files in a 0755 folder), the config folder 0700 and co-tui's token file 0600; the
+    configured secrets are remembered for the writers that are not handed Settings (the
+    prompt history, memories)."""
+    from co_tui.redaction import remember_secrets
+
+    remember_secrets(settings.secret_values())
+    narrow_tree(user_data_dir())
+    config = user_config_dir()
+    if config.is_dir():
+        _chmod(config, DIR_MODE)
+        for path in _config_files():
+            _chmod(path, FILE_MODE)

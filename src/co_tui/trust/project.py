@@ -1,0 +1,116 @@
+"""Load settings with the project layer applied only as far as the user trusts the project.
+
+The project's `.co-tui/settings.json` sits in the working directory, which the sandbox (and
+whoever made the repository) can write. What it would widen (widening.py) applies when the
+user has trusted this project with this exact file; until then it is dropped and everything
+that only narrows applies at once. Nothing from an untrusted project starts a process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from co_tui.config import (
+    PROJECT_DIR_NAME,
+    SETTINGS_FILE_NAME,
+    Settings,
+    merge_layers,
+    read_layers,
+)
+from co_tui.trust.store import Decision, TrustStore
+from co_tui.trust.widening import Widening, review_widenings, summary_sentence
+
+ProjectDecision = Decision | Literal["undecided"]
+PROJECT_FILE = f"{PROJECT_DIR_NAME}/{SETTINGS_FILE_NAME}"
+NOT_TRUSTED = "project settings not trusted"
+
+
+@dataclass(frozen=True)
+class ProjectTrust:
+    """A project whose settings would widen what co-tui may do, and the user's decision."""
+
+    root: Path  # the project's real path: the store's key
+    settings_file: Path
+    sha256: str  # of the settings file's bytes, exactly as parsed
+    widenings: tuple[Widening, ...]
+    decision: ProjectDecision
+    trusted_settings: Settings  # every layer, the project's in full
+    untrusted_settings: Settings  # the project's layer without what it would widen
+
+    @property
+    def trusted(self) -> bool:
+        return self.decision == "trusted"
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in effect for this decision."""
+        return self.trusted_settings if self.trusted else self.untrusted_settings
+
+    def decide(self, decision: Decision) -> ProjectTrust:
+        return replace(self, decision=decision)
+
+    def remember(self, store: TrustStore | None = None) -> None:
+        """Store the decision for this exact settings file. Raises OSError."""
+        if self.decision != "undecided":
+            (store or TrustStore()).record(self.root, self.sha256, self.decision)
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings  # in effect
+    project: ProjectTrust | None = None  # None: no project settings, or nothing they widen
+
+
+def load_project_settings(
+    cwd: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    trust_project: bool = False,
+    store: TrustStore | None = None,
+) -> LoadedSettings:
+    """Every settings layer; the project's in full only when the user trusts it: stored for
+    this exact file, or `trust_project` (for this run: `.project.remember()` stores it).
+    Raises SettingsError. Reads the trust store, never writes it."""
+    layers = read_layers(cwd, env, overrides)
+    full = merge_layers(layers)  # every layer validated as written: errors name the file
+    project = next((layer for layer in layers if layer.kind == "project"), None)
+    if project is None:
+        return LoadedSettings(full)
+    others = [layer for layer in layers if layer is not project]
+    review = review_widenings(merge_layers(others), full)
+    if not review.widenings:
+        return LoadedSettings(full)
+    root = cwd.resolve()
+    stored = (store or TrustStore()).decision(root, project.sha256)
+    narrowed_layer = replace(project, values=project.values | review.narrowed)
+    untrusted = merge_layers([narrowed_layer if layer is project else layer for layer in layers])
+    trust = ProjectTrust(
+        root=root,
+        settings_file=Path(project.source),
+        sha256=project.sha256,
+        widenings=review.widenings,
+        decision="trusted" if trust_project else stored or "undecided",
+        trusted_settings=full,
+        untrusted_settings=untrusted,
+    )
+    return LoadedSettings(trust.settings, trust)
+
+
+def what_it_would_do(project: ProjectTrust) -> str:
+    """'would start the MCP server `x` and turn on approve-all' (values as written: show
+    them through co_tui.visible)."""
+    return f"would {summary_sentence(project.widenings)}"
+
+
+def untrusted_notice(project: ProjectTrust | None) -> str | None:
+    """The one line `co-tui -p` prints when the project's widening settings are ignored."""
+    if project is None or project.trusted:
+        return None
+    return (
+        f"this project's {PROJECT_FILE} {what_it_would_do(project)}; ignored "
+        "(pass --trust-project to trust it)"
+    )

@@ -233,9 +233,9 @@ async def connect_mcp_servers(
 def _egress_guard(ctx: RunContext[CoDeps], tool_def: Any, tool_args: dict[str, Any]) -> bool:
     """An outbound server's call waits for approval once private or untrusted content is in
     the conversation (the egress guard)."""
-    from co_tui.orchestrator.egress_session import run_sources
+    from co_tui.orchestrator.egress_session import guard_applies
 
-    return bool(run_sources(ctx))
+    return guard_applies(ctx)
 
 
 CONNECTION_CLOSED = -32000  # JSON-RPC error code the MCP SDK uses when the server went away

@@ -26,6 +26,7 @@ from pydantic_ai import (
     AgentRunResultEvent,
     FunctionToolCallEvent,
     RunContext,
+    ToolDenied,
     UsageLimitExceeded,
 )
 from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -118,7 +119,7 @@ class _EgressGuard(WrapperToolset[CoDeps]):
     ) -> Any:
         review = egress_review(name, tool_args, run_sources(ctx), session_table(ctx.deps))
         if review is not None and not await self._approved(ctx, name, tool_args, review):
-            return DENIED_MESSAGE
+            return ToolDenied(DENIED_MESSAGE)  # recorded like a denial in the main agent
         return await super().call_tool(name, tool_args, ctx, tool)
 
     async def _approved(

@@ -63,5 +63,8 @@ def test_headless_turn_uses_mcp_tools_and_reports_broken_servers(tmp_path: Path)
     assert "MCP server 'run': its tool 'shell_command' is left out" in proc.stderr
     assert tool_names.count("run_shell_command") == 1 and "run_echo" in tool_names
     tool_message = srv.requests[1].body["messages"][-1]
-    assert tool_message["role"] == "tool" and tool_message["content"] == "FROM HEADLESS"
+    assert tool_message["role"] == "tool"
+    # An MCP server's result reaches the model fenced as untrusted data (the egress guard).
+    fenced = '<untrusted source="mcp:demo demo_echo">\nFROM HEADLESS\n</untrusted>'
+    assert tool_message["content"] == fenced
     assert json.loads(log.read_text()) == {"tool": "echo", "args": {"text": "from headless"}}

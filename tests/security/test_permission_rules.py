@@ -391,6 +391,16 @@ async def test_an_ask_rule_asks_for_a_read_only_command(tmp_path: Path) -> None:
     assert record.decision == "deny"
 
 
+async def test_approve_all_covers_an_ask_rule(tmp_path: Path) -> None:
+    frontend = RecordingFrontend()
+    settings = with_rules(ask=["shell(touch *)"])
+    calls = [Call(SHELL, {"cmd": "touch a"}, "c1")]
+    await turn(tmp_path, calls, frontend, settings=settings, auto_confirm=True)
+    assert frontend.approval_requests == []
+    [record] = frontend.of("approval")
+    assert record.decision == "auto" and "approve-all" in record.reason
+
+
 async def test_without_rules_the_same_command_runs_read_only(tmp_path: Path) -> None:
     frontend = RecordingFrontend()
     calls = [Call(SHELL, {"cmd": "git log --oneline -1"}, "c1")]

@@ -271,6 +271,9 @@ async def test_linked_notes_through_a_turn(tmp_path: Path, vault: Path) -> None:
 _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
+needs_exchange = pytest.mark.skipif(
+    not hasattr(_libc, "renameat2"), reason="needs Linux renameat2 (glibc 2.28+)"
+)
 
 
 def exchange(a: Path, b: Path) -> None:
@@ -287,13 +290,17 @@ class Swapper:
     def __init__(self, path: Path, other: Path) -> None:
         self.path, self.other = path, other
         self.swaps = 0
+        self.error: OSError | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            exchange(self.path, self.other)
-            self.swaps += 1
+        try:
+            while not self._stop.is_set():
+                exchange(self.path, self.other)
+                self.swaps += 1
+        except OSError as exc:
+            self.error = exc
 
     def __enter__(self) -> Swapper:
         self._thread.start()
@@ -302,6 +309,8 @@ class Swapper:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+        if self.error is not None:
+            raise self.error
 
 
 def _attempts(call: Callable[[], str], seconds: float = 1.5) -> Iterator[str | None]:
@@ -316,6 +325,7 @@ def _attempts(call: Callable[[], str], seconds: float = 1.5) -> Iterator[str | N
             yield None
 
 
+@needs_exchange
 def test_a_note_swapped_with_a_link_mid_read_never_leaks(tmp_path: Path, host: Path) -> None:
     vault = tmp_path / "vault"
     put(vault / "note.md", f"{INSIDE} budget")
@@ -332,6 +342,7 @@ def test_a_note_swapped_with_a_link_mid_read_never_leaks(tmp_path: Path, host: P
     assert any(s is not None and INSIDE in s for s in seen) and None in seen
 
 
+@needs_exchange
 def test_a_folder_swapped_with_a_link_mid_read_never_leaks(tmp_path: Path, host: Path) -> None:
     vault = tmp_path / "vault"
     put(vault / "sub" / "n.md", f"{INSIDE} budget")
@@ -348,6 +359,7 @@ def test_a_folder_swapped_with_a_link_mid_read_never_leaks(tmp_path: Path, host:
     assert SECRET not in str(search_notes(ctx, "budget"))
 
 
+@needs_exchange
 def test_agents_md_swapped_with_a_link_never_reaches_the_prompt(tmp_path: Path, host: Path) -> None:
     ws = tmp_path / "ws"
     put(ws / "AGENTS.md", INSIDE)

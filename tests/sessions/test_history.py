@@ -56,7 +56,12 @@ def ret(name: str, call_id: str, content: Any) -> ModelRequest:
 
 def tool_turn(n: int, output: Any = "x" * 10) -> list[ModelMessage]:
     """user → call → return → answer: four messages."""
-    return [user(f"q{n}"), call("search", f"c{n}"), ret("search", f"c{n}", output), answer(f"a{n}")]
+    return [
+        user(f"q{n}"),
+        call("search_notes", f"c{n}"),
+        ret("search_notes", f"c{n}", output),
+        answer(f"a{n}"),
+    ]
 
 
 def returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
@@ -98,8 +103,8 @@ def test_trim_cuts_old_returns_keeping_name_and_id() -> None:
                *tool_turn(3, "c" * 5000)]  # fmt: skip
     out = trim_old_tool_output(history, 500)
     old1, old2, current = returns(out)
-    assert (old1.tool_name, old1.tool_call_id) == ("search", "c1")
-    assert (old2.tool_name, old2.tool_call_id) == ("search", "c2")
+    assert (old1.tool_name, old1.tool_call_id) == ("search_notes", "c1")
+    assert (old2.tool_name, old2.tool_call_id) == ("search_notes", "c2")
     assert len(old1.content) == 500 and "trimmed" in old1.content
     assert len(old2.content) == 500 and old2.content.startswith('{"rows"')
     assert current.content == "c" * 5000  # the current turn is untouched
@@ -142,7 +147,7 @@ async def test_window_keeps_head_and_tail_and_summarises_the_middle() -> None:
     assert summary.parts[0].content == SUMMARY_PREFIX + "SUMMARY"
     assert out[-1] == history[-1]
     assert len(out) <= 4 + 1 + 20 // 2 + 3  # head, summary, tail (moved to a turn start)
-    assert "User: q5" in prompts[0] and "Tool search returned" in prompts[0]
+    assert "User: q5" in prompts[0] and "Tool search_notes returned" in prompts[0]
     assert "q0" not in prompts[0]  # the head is kept, not summarised
     assert_pairs_valid(out)
 
@@ -155,7 +160,7 @@ async def test_window_never_splits_a_call_from_its_return(max_messages: int) -> 
         history.append(user(f"q{n}"))
         for k in range(n % 3 + 1):
             cid = f"c{n}-{k}"
-            history += [call("search", cid), ret("search", cid, "r")]
+            history += [call("search_notes", cid), ret("search_notes", cid, "r")]
         history.append(answer(f"a{n}"))
     history.append(user("last"))
     out, _ = await run_window(history, max_messages)

@@ -21,6 +21,7 @@ from pathlib import Path
 from co_tui.config import user_data_dir
 from co_tui.knowledge.note_parse import note_tags, tag_matches
 from co_tui.knowledge.vault_watch import VaultWatcher
+from co_tui.private_files import open_private_db
 from co_tui.safe_read import ReadRefused, read_text_within, walk_within
 
 SCHEMA_VERSION = "2"
@@ -105,7 +106,6 @@ class NotesIndex:
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
             return self._conn
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             conn = self._open()
         except sqlite3.DatabaseError:  # a corrupt index is only a cache: rebuild it
@@ -118,8 +118,7 @@ class NotesIndex:
         return conn
 
     def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.db_path, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
+        conn = open_private_db(self.db_path, timeout=5.0)
         conn.execute("PRAGMA synchronous=NORMAL")
         version = None
         has_meta = conn.execute(

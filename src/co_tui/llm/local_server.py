@@ -30,6 +30,7 @@ from types import FrameType
 import httpx
 
 from co_tui.config import user_data_dir
+from co_tui.private_files import open_private
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 180.0
@@ -139,7 +140,6 @@ class _Server:
         self.ready = False
         self.started_at = time.monotonic()
         self.log = log_path()
-        self.log.parent.mkdir(parents=True, exist_ok=True)
         args = [
             sys.executable, "-c", _LAUNCHER, str(os.getpid()), "llama_cpp.server",
             "--model", str(spec.model_path), "--model_alias", spec.alias,
@@ -154,7 +154,7 @@ class _Server:
         # with that thread, so there only the watchdog in the child applies.
         on_main = threading.current_thread() is threading.main_thread()
         preexec = _pdeathsig_preexec() if on_main else None
-        with self.log.open("wb") as log:
+        with open_private(self.log, "w") as log:
             self.proc = subprocess.Popen(
                 args,
                 stdin=subprocess.DEVNULL,

@@ -283,6 +283,9 @@ def _delegate_origin(content: Any) -> tuple[Origin, str] | None:
     return origin, f"sub-agent report (it read {_clean(shown)})"
 
 
+_READ_OUTCOMES = ("success", "failed")  # the others carry our own message, not a result
+
+
 def _is_empty_or_error(content: Any) -> bool:
     return isinstance(content, dict) and (content.get("error") is True or content.get("count") == 0)
 
@@ -301,8 +304,9 @@ def origin_and_label(
 
 def source_of(part: ToolReturnPart, args: Mapping[str, Any], table: ToolTable) -> Source | None:
     """The source a tool result is, or None when it holds nothing private or untrusted
-    (also: a denied or failed call, an error, an empty listing)."""
-    if part.outcome != "success" or _is_empty_or_error(part.content):
+    (also: a denied, interrupted or retried call, an error result, an empty listing). A
+    failed call counts: a failed shell command still returns its output."""
+    if part.outcome not in _READ_OUTCOMES or _is_empty_or_error(part.content):
         return None
     origin, label = origin_and_label(part, args, table)
     if not origin.is_source:
@@ -318,12 +322,11 @@ def _is_summary(part: Any) -> bool:
     )
 
 
-def context_sources(
+def iter_sources(
     messages: Sequence[ModelMessage], table: ToolTable = BUILTIN_TABLE
-) -> list[Source]:
-    """Every private or untrusted result in `messages`, in order. A summary of earlier turns
-    counts as private: it may hold anything those turns read."""
-    sources: list[Source] = []
+) -> Iterator[Source]:
+    """Every private or untrusted result in `messages`, in order, one at a time. A summary of
+    earlier turns counts as private: it may hold anything those turns read."""
     calls: dict[str, dict[str, Any]] = {}
     for message in messages:
         if isinstance(message, ModelResponse):
@@ -337,15 +340,22 @@ def context_sources(
             if isinstance(part, ToolReturnPart):
                 source = source_of(part, calls.get(part.tool_call_id, {}), table)
                 if source is not None:
-                    sources.append(source)
+                    yield source
             elif _is_summary(part):
                 text = str(part.content)
-                sources.append(Source("summary of the earlier conversation", SUMMARY, "", text))
-    return sources
+                yield Source("summary of the earlier conversation", SUMMARY, "", text)
+
+
+def context_sources(
+    messages: Sequence[ModelMessage], table: ToolTable = BUILTIN_TABLE
+) -> list[Source]:
+    """Every private or untrusted result (and summary) in `messages`, in order."""
+    return list(iter_sources(messages, table))
 
 
 def has_sources(messages: Sequence[ModelMessage], table: ToolTable = BUILTIN_TABLE) -> bool:
-    return bool(context_sources(messages, table))
+    """Whether any private or untrusted result is in `messages` (stops at the first)."""
+    return next(iter_sources(messages, table), None) is not None
 
 
 # -- highlights -------------------------------------------------------------------------
@@ -519,7 +529,8 @@ def egress_review(
         f"egress guard: this sends data to {destination} while the conversation holds "
         f"{_what(risky)}; check that nothing leaves that should not"
     )
-    if highlights:
-        reason += f" ({len(highlights)} part{'s' if len(highlights) != 1 else ''} of it "
-        reason += "appear in that content)"
+    if len(highlights) == 1:
+        reason += " (1 part of it appears in that content)"
+    elif highlights:
+        reason += f" ({len(highlights)} parts of it appear in that content)"
     return EgressReview(tool_name, destination, risky, labels, highlights, reason)

@@ -15,7 +15,13 @@ from typing import Any
 from pydantic_ai import RunContext
 
 from co_tui.deps import CoDeps
-from co_tui.orchestrator.egress import BUILTIN_TABLE, Source, ToolTable, context_sources
+from co_tui.orchestrator.egress import (
+    BUILTIN_TABLE,
+    Source,
+    ToolTable,
+    context_sources,
+    has_sources,
+)
 
 
 @dataclass
@@ -49,6 +55,11 @@ def inherited_sources(deps: CoDeps) -> tuple[Source, ...]:
 def run_sources(ctx: RunContext[CoDeps]) -> list[Source]:
     """The private or untrusted sources in the conversation this call is part of."""
     return [*inherited_sources(ctx.deps), *context_sources(ctx.messages, session_table(ctx.deps))]
+
+
+def guard_applies(ctx: RunContext[CoDeps]) -> bool:
+    """Whether an outbound call made now must wait for the user's decision."""
+    return bool(inherited_sources(ctx.deps)) or has_sources(ctx.messages, session_table(ctx.deps))
 
 
 def source_labels(ctx: RunContext[CoDeps]) -> list[str]:

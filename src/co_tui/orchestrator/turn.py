@@ -43,6 +43,8 @@ from co_tui.deps import CoDeps
 from co_tui.mcp import MCP_CONNECTION_KEY, MCPConnection
 from co_tui.orchestrator.approvals import Policy, decide_policy, tool_args
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
+from co_tui.orchestrator.egress import context_sources, egress_review
+from co_tui.orchestrator.egress_session import session_table
 from co_tui.orchestrator.events import EventTranslator
 from co_tui.orchestrator.frontend import (
     ApprovalAnswer,
@@ -154,13 +156,18 @@ async def _decide_approvals(
     deps: CoDeps,
     frontend: FrontendProtocol,
     records: list[ApprovalRecord],
+    messages: Sequence[ModelMessage],
 ) -> DeferredToolResults:
-    """Decide every deferred call; each decision is reported (one line) and recorded."""
+    """Decide every deferred call; each decision is reported (one line) and recorded.
+    `messages`: the conversation so far, whose private or untrusted tool results make every
+    outbound call ask (the egress guard)."""
     results: dict[str, Any] = {}
     needs_user: list[tuple[ToolCallPart, dict[str, Any]]] = []
     connection = deps.extra.get(MCP_CONNECTION_KEY)
     servers = connection.servers if isinstance(connection, MCPConnection) else []
     mcp_tools = frozenset(name for server in servers for name in server.tool_names)
+    table = session_table(deps)
+    sources = context_sources(messages, table)
 
     def record(
         part: ToolCallPart,
@@ -203,6 +210,8 @@ async def _decide_approvals(
             return True
         if policy.auto is None:
             return False
+        if policy.rule and egress_review(part.tool_name, args, sources, table) is not None:
+            return False  # a saved "allow" does not cover sending private or untrusted content
         results[part.tool_call_id] = ToolApproved(override_args=args)
         if policy.auto.read_only:
             deps.read_only_approvals[part.tool_call_id] = args["cmd"]
@@ -241,7 +250,9 @@ async def _decide_approvals(
             if without_asking(part, args, policy):
                 continue
             call = ToolCall(part.tool_name, args, mcp=part.tool_name in mcp_tools)
-            offer = None if deps.permissions.cannot_save else suggest_rule(call)
+            review = egress_review(part.tool_name, args, sources, table)
+            no_offer = deps.permissions.cannot_save or review is not None
+            offer = None if no_offer else suggest_rule(call)
             request = ApprovalRequest(
                 part.tool_call_id,
                 part.tool_name,
@@ -252,6 +263,8 @@ async def _decide_approvals(
                 suggested_rule=offer,
                 mcp_tool=call.mcp,
             )
+            if review is not None:
+                request = review.request(request)  # its reason, sources and highlights
             reason = request.reason
             answer = as_answer(await frontend.prompt_approval(deps.session_id, request))
             if answer.decision is ApprovalDecision.ALWAYS_ALLOW:
@@ -356,7 +369,7 @@ async def run_turn(
         if resume_deferred is not None:
             next_prompt = None
             awaiting_approval = True
-            deferred = await _decide_approvals(resume_deferred, deps, frontend, records)
+            deferred = await _decide_approvals(resume_deferred, deps, frontend, records, messages)
             awaiting_approval = False
         while True:
             hop = _Hop()
@@ -429,7 +442,7 @@ async def run_turn(
                 frontend.on_usage(sid, usage_info())
                 await checkpoint(messages, result.output)
                 awaiting_approval = True
-                deferred = await _decide_approvals(result.output, deps, frontend, records)
+                deferred = await _decide_approvals(result.output, deps, frontend, records, messages)
                 awaiting_approval = False
                 continue
             output = result.output if isinstance(result.output, str) else str(result.output)

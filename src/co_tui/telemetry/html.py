@@ -1,5 +1,6 @@
-"""One trace as a self-contained HTML page: a span tree with a timing bar per span, and each
-span's attributes and events. Inline CSS and JS only; nothing is fetched; opens from disk."""
+"""One trace as a self-contained HTML page: what left this machine in it (one row per
+outbound call), a span tree with a timing bar per span, and each span's attributes and
+events. Inline CSS and JS only; nothing is fetched; opens from disk."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from datetime import datetime
 from html import escape
 
-from co_tui.telemetry.queries import SpanDetail, build_tree, expand_json
+from co_tui.telemetry.queries import EGRESS_PREFIX, SpanDetail, build_tree, expand_json
 
 CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem; color: #1d1f21; background: #fafafa; }
@@ -28,6 +29,10 @@ details.leaf > summary::before { content: "·"; }
 pre { background: #fff; border: 1px solid #ddd; padding: .5rem; overflow-x: auto;
       font-size: 12px; max-height: 28rem; }
 button { margin-right: .5rem; }
+table.egress { border-collapse: collapse; margin: .5rem 0 1rem; }
+table.egress th, table.egress td { text-align: left; padding: .2rem .6rem;
+      border-bottom: 1px solid #ddd; vertical-align: top; }
+table.egress td.bytes { text-align: right; font-variant-numeric: tabular-nums; }
 """
 
 JS = """
@@ -80,6 +85,35 @@ def _span_html(span: SpanDetail, t0: int, total_ns: int, out: list[str]) -> None
     out.append("</details>")
 
 
+def _egress_html(spans: list[SpanDetail]) -> str:
+    """The "left this machine" table: one row per egress span of the trace, in order."""
+    rows: list[str] = []
+    for span in sorted(spans, key=lambda s: s.start_time):
+        if not span.name.startswith(EGRESS_PREFIX):
+            continue
+        a = span.attributes
+        where = a.get("co.egress.destinations") or [a.get("co.egress.destination", "")]
+        sources = a.get("co.egress.sources") or []
+        outcome = a.get("co.egress.outcome", "sent")
+        size = f"{int(a.get('co.egress.bytes', 0) or 0):,} B"
+        if outcome != "sent":
+            size += f" ({escape(str(outcome))})"
+        rows.append(
+            f'<tr><td><a href="#span-{escape(span.id)}">{escape(str(a.get("co.egress.tool")))}'
+            f"</a></td><td>{escape(', '.join(map(str, where)))}</td>"
+            f'<td class="bytes">{size}</td>'
+            f"<td>{escape('; '.join(map(str, sources))) or 'none'}</td></tr>"
+        )
+    if not rows:
+        return "<h2>Left this machine</h2><p>nothing: no outbound calls in this trace</p>"
+    return (
+        '<h2>Left this machine</h2><table class="egress"><tr><th>tool</th><th>destination</th>'
+        "<th>sent</th><th>private or untrusted sources in the conversation</th></tr>"
+        + "".join(rows)
+        + "</table>"
+    )
+
+
 def render_trace_html(trace_id: str, spans: list[SpanDetail]) -> str:
     roots = build_tree(spans)
     t0 = min((s.start_time for s in spans), default=0)
@@ -97,6 +131,7 @@ def render_trace_html(trace_id: str, spans: list[SpanDetail]) -> str:
         f"<script>{JS}</script></head><body>"
         f"<h1>co-tui trace <code>{escape(trace_id)}</code></h1>"
         f'<div class="meta">{escape(when)} · {len(spans)} spans · {_ms(total_ns / 1e6)}</div>'
+        f"{_egress_html(spans)}"
         '<p><button onclick="setAll(true)">expand all</button>'
         '<button onclick="setAll(false)">collapse all</button></p>'
         f'<div class="root">{"".join(body)}</div>'

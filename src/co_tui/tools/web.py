@@ -21,7 +21,7 @@ from pydantic_ai import ModelRetry, RunContext
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
 from co_tui.deps import CoDeps
-from co_tui.orchestrator.egress_session import run_sources, source_labels
+from co_tui.orchestrator.egress_session import guard_applies, source_labels
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import parse_retry_after, terminal_error
 from co_tui.web.fetch import FetchFailed, fetch_page
@@ -214,6 +214,6 @@ def web_toolset(
     def needs_approval(
         ctx: RunContext[CoDeps], tool_def: ToolDefinition, tool_args: dict[str, Any]
     ) -> bool:
-        return tool_def.name in asks or bool(run_sources(ctx))
+        return tool_def.name in asks or guard_applies(ctx)
 
     return FunctionToolset[CoDeps](funcs).approval_required(needs_approval), sources

@@ -41,6 +41,7 @@ from co_tui.permissions.rules import SHELL_TOOL, Rule, RuleError
 from co_tui.permissions.suggest import check_rule_for
 from co_tui.tui.visible_text import ESCAPE_STYLE, visible_text
 from co_tui.tui.widgets.args_view import ArgsView
+from co_tui.tui.widgets.egress_sources import EgressSources
 
 ARM_DELAY_S = 0.6
 # Keys that never approve anything work at once: deny, cancel the turn, scroll, move focus.
@@ -64,6 +65,9 @@ class ApprovalScreen(ModalScreen[ApprovalReply | None]):
         # Priority: the rule field (an Input) would take Ctrl+C for copying.
         Binding("ctrl+c", "app.cancel_turn", "Cancel turn", show=False, priority=True),
     ]
+
+    # The arguments take the focus (and the scroll keys), never the rule field before `p`.
+    AUTO_FOCUS = "#approval-args"
 
     armed: reactive[bool] = reactive(False)
     confirming_all: reactive[bool] = reactive(False)
@@ -92,9 +96,7 @@ class ApprovalScreen(ModalScreen[ApprovalReply | None]):
         )
         self.rule_status = Static("", id="approval-rule-status")
         self.rule_box = Vertical(id="approval-rule")
-        # Hidden from the start (not by CSS, which may apply after the first focus): the
-        # field must never take the keys before `p` opens it.
-        self.rule_box.display = False
+        self.rule_box.display = False  # until `p` opens it
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -111,6 +113,7 @@ class ApprovalScreen(ModalScreen[ApprovalReply | None]):
                 escapes = self.args_view.escapes
                 if escapes:
                     yield Static(self._warning(escapes), id="approval-warning")
+                yield EgressSources(r, id="approval-egress")
             with Vertical(id="approval-foot"):
                 yield self.more
                 with self.rule_box:

@@ -100,7 +100,8 @@ def marked_arguments(args: dict[str, Any], highlights: Sequence[str]) -> Iterato
             forms.append((" (decoded)", decoded))
         for suffix, form in forms:
             if marked_spans(form, highlights):
-                block = visible_text(f"{name}{suffix}: ", keep="", style="bold cyan")
+                block = Text()
+                block.append_text(visible_text(f"{name}{suffix}: ", keep="", style="bold cyan"))
                 block.append_text(marked_text(form, highlights))
                 yield block
                 break

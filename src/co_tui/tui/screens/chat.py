@@ -25,7 +25,7 @@ from co_tui.tui.widgets.transcript import Transcript, UserMessage
 
 if TYPE_CHECKING:
     from co_tui.tui.app import CoApp
-    from co_tui.tui.screens.approval import ApprovalScreen
+    from co_tui.tui.screens.armed import ArmedModal
 
 EXIT_WINDOW_S = 2.0
 EXIT_WORDS = {"exit", "quit"}
@@ -90,7 +90,7 @@ class ChatScreen(Screen[None]):
         while not self.app.busy and (text := self.prompt.next_queued()) is not None:
             self.dispatch(text)  # a message that starts nothing (`!` alone) lets the next go
 
-    def on_approval_screen_type_ahead(self, event: ApprovalScreen.TypeAhead) -> None:
+    def on_armed_modal_type_ahead(self, event: ArmedModal.TypeAhead) -> None:
         self.prompt.insert(event.text)
 
     def dispatch(self, text: str) -> None:

@@ -22,11 +22,12 @@ from co_tui.llm import ResolvedModel, resolve_model
 from co_tui.orchestrator.egress_session import session_table
 from co_tui.orchestrator.fence import FenceUntrusted
 from co_tui.prompts import agent_instructions
-from co_tui.skills.tool import register_skills
+from co_tui.skills.tool import SOURCE as SKILLS_SOURCE
+from co_tui.skills.tool import load_skill, register_skills
 from co_tui.tools import google_calendar, google_drive, google_gmail, memory, obsidian, slack
 from co_tui.tools.delegate import delegate
 from co_tui.tools.shell import run_shell_command
-from co_tui.tools.web import web_toolset
+from co_tui.tools.web import web_tool_sources, web_toolset
 
 ToolFunc = Callable[..., Any]
 
@@ -47,6 +48,14 @@ READ_ONLY_TOOLS: list[ToolFunc] = [
     *memory.READ_ONLY_TOOLS,
     delegate,  # sub-agents get read-only tools only (subagents.py)
 ]
+
+
+def builtin_tool_sources(settings: Settings) -> dict[str, str]:
+    """{tool name: where it comes from} of every tool build_agent registers itself, in
+    registration order (MCP servers' tools are attached later)."""
+    sources = dict.fromkeys((f.__name__ for f in SIDE_EFFECT_TOOLS), "built-in (approval)")
+    sources |= dict.fromkeys((f.__name__ for f in READ_ONLY_TOOLS), "built-in")
+    return sources | web_tool_sources(settings.web_policy) | {load_skill.__name__: SKILLS_SOURCE}
 
 
 @dataclass
@@ -86,7 +95,7 @@ def build_agent(
     else:
         instructions_source = instructions
     # Web tools per web_policy (and the egress guard); skills below.
-    web_tools, web_sources = web_toolset(settings.web_policy, all_approval=all_approval)
+    web_tools = web_toolset(settings.web_policy, all_approval=all_approval)
     agent: Agent[CoDeps, str | DeferredToolRequests] = Agent(
         model,
         deps_type=CoDeps,
@@ -97,20 +106,11 @@ def build_agent(
         capabilities=[ProcessHistory(trim), ProcessHistory(window), FenceUntrusted(session_table)],
         toolsets=[web_tools] if web_tools is not None else [],
     )
-    tool_names: list[str] = []
-    sources: dict[str, str] = {}
     for func in SIDE_EFFECT_TOOLS:
         agent.tool(func, requires_approval=True)
-        tool_names.append(func.__name__)
-        sources[func.__name__] = "built-in (approval)"
     for func in READ_ONLY_TOOLS:
         agent.tool(func, requires_approval=all_approval)
-        tool_names.append(func.__name__)
-        sources[func.__name__] = "built-in"
     # Skills: load_skill, and their list in the instructions.
-    extra_sources = web_sources | register_skills(
-        agent, all_approval=all_approval, list_in_prompt=instructions is None
-    )
-    tool_names.extend(extra_sources)
-    sources |= extra_sources
-    return AgentBundle(agent, model_settings, tool_names, resolved, sources, summarizer)
+    register_skills(agent, all_approval=all_approval, list_in_prompt=instructions is None)
+    sources = builtin_tool_sources(settings)
+    return AgentBundle(agent, model_settings, list(sources), resolved, sources, summarizer)

@@ -182,14 +182,6 @@ async def _connect_one(
     )
 
 
-def builtin_tool_names(settings: Settings) -> set[str]:
-    """The names build_agent gives its own tools for these settings (nothing is run: the
-    agent is built on the offline "test" model only to read them)."""
-    from co_tui.agent import build_agent
-
-    return set(build_agent(settings, model="test", instructions="").tool_names)
-
-
 def _refuse_taken_names(server: MCPServerHandle, owners: dict[str, str]) -> list[MCPFailure]:
     """Leave out the server's tools whose names `owners` (name -> who has it) already holds;
     the rest are claimed for this server."""
@@ -219,8 +211,10 @@ async def connect_mcp_servers(
     results = await asyncio.gather(
         *(_connect_one(n, settings.mcp_servers[n], workspace, timeout) for n in names)
     )
+    from co_tui.agent import builtin_tool_sources
+
     connection = MCPConnection()
-    owners = dict.fromkeys(builtin_tool_names(settings), "a built-in tool")
+    owners = dict.fromkeys(builtin_tool_sources(settings), "a built-in tool")
     for result in results:  # in settings order: the first server to name a tool keeps it
         if isinstance(result, MCPFailure):
             connection.failures.append(result)

@@ -41,6 +41,7 @@ from co_tui.orchestrator.egress_session import SubagentDeps, run_sources, sessio
 from co_tui.orchestrator.events import EventTranslator
 from co_tui.orchestrator.fence import FENCE_RULE, FenceUntrusted
 from co_tui.orchestrator.frontend import (
+    DENIED_MESSAGE,
     ApprovalDecision,
     ApprovalKind,
     ApprovalRecord,
@@ -61,7 +62,6 @@ SUBAGENT_INSTRUCTIONS = (
     "tools only read. Answer with a short, complete, factual report of what you found; the "
     "other assistant reads it, the user does not.\n" + FENCE_RULE
 )
-DENIED_MESSAGE = "The user denied this action."  # as co_tui.orchestrator.turn says it
 _DECISIONS: dict[ApprovalDecision, ApprovalKind] = {
     ApprovalDecision.APPROVE: "approve",
     ApprovalDecision.DENY: "deny",
@@ -117,9 +117,11 @@ class _EgressGuard(WrapperToolset[CoDeps]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[CoDeps], tool: Any
     ) -> Any:
-        review = egress_review(name, tool_args, run_sources(ctx), session_table(ctx.deps))
-        if review is not None and not await self._approved(ctx, name, tool_args, review):
-            return ToolDenied(DENIED_MESSAGE)  # recorded like a denial in the main agent
+        table = session_table(ctx.deps)
+        if table.is_outbound(name):  # the others are not guarded: no need to read the history
+            review = egress_review(name, tool_args, run_sources(ctx, table), table)
+            if review is not None and not await self._approved(ctx, name, tool_args, review):
+                return ToolDenied(DENIED_MESSAGE)  # recorded like a denial in the main agent
         return await super().call_tool(name, tool_args, ctx, tool)
 
     async def _approved(

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.agent import AgentBundle
-from co_tui.config import Settings
+from co_tui.agent import AgentBundle, build_agent, builtin_tool_sources
+from co_tui.config import Settings, WebPolicy
+from co_tui.evals.runner import tool_definitions
 from co_tui.mcp import (
     MCPConnection,
     attach_mcp,
@@ -225,6 +226,19 @@ async def test_a_server_dying_mid_session_fails_its_calls_not_the_turn(
         assert returns[call_id]["error"] is True
         assert "The MCP server 'demo' failed" in returns[call_id]["display"]
     assert [c["tool"] for c in calls(log)] == ["crash"]
+
+
+@pytest.mark.parametrize("fetch", ["allow", "ask", "deny"])
+@pytest.mark.parametrize("search", ["allow", "deny"])
+async def test_the_names_taken_by_built_ins_are_the_tools_the_agent_registers(
+    tmp_path: Path, search: str, fetch: str
+) -> None:
+    """connect_mcp_servers reads the built-in names without building an agent."""
+    settings = Settings(web_policy=WebPolicy(search=search, fetch=fetch))  # type: ignore[arg-type]
+    bundle = build_agent(settings, model="test", instructions="")
+    registered = await tool_definitions(bundle.agent, make_deps(tmp_path))
+    assert list(builtin_tool_sources(settings)) == bundle.tool_names
+    assert set(bundle.tool_names) == set(registered)
 
 
 async def test_a_tool_whose_name_is_taken_is_left_out_and_the_rest_work(tmp_path: Path) -> None:

@@ -67,8 +67,8 @@ def decide_policy(
     auto_confirm: bool,
     isolation_level: str,
     safe_prefixes: list[str],
-    permissions: PermissionRules | None = None,
-    mcp_tools: frozenset[str] = frozenset(),
+    permissions: PermissionRules,
+    mcp_tools: frozenset[str],
 ) -> Policy:
     """Permission rules first (deny, then yolo, then ask and allow), then the built-in
     policy: auto-approve a read-only command in an isolating sandbox, else ask and say why."""
@@ -77,7 +77,7 @@ def decide_policy(
     cmd = call.command
     read_only = classify_read_only(cmd, safe_prefixes) if cmd is not None else None
     refused = read_only.reason if read_only is not None and not read_only.safe else ""
-    rules = (permissions or PermissionRules()).evaluate(call, refused=refused)
+    rules = permissions.evaluate(call, refused=refused)
     if rules.rule is not None and rules.rule.action == "deny":
         denied = f"denied by your permission rule {rules.rule.label()}"
         return Policy(None, ask, denied, rules.rule.rule.text)

@@ -52,9 +52,11 @@ def inherited_sources(deps: CoDeps) -> tuple[Source, ...]:
     return deps.inherited_sources if isinstance(deps, SubagentDeps) else ()
 
 
-def run_sources(ctx: RunContext[CoDeps]) -> list[Source]:
-    """The private or untrusted sources in the conversation this call is part of."""
-    return [*inherited_sources(ctx.deps), *context_sources(ctx.messages, session_table(ctx.deps))]
+def run_sources(ctx: RunContext[CoDeps], table: ToolTable | None = None) -> list[Source]:
+    """The private or untrusted sources in the conversation this call is part of (`table`:
+    the session's, when the caller has it already)."""
+    table = table or session_table(ctx.deps)
+    return [*inherited_sources(ctx.deps), *context_sources(ctx.messages, table)]
 
 
 def guard_applies(ctx: RunContext[CoDeps]) -> bool:

@@ -16,6 +16,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 ToolStatus = Literal["running", "ok", "failed", "denied", "interrupted"]
 
 
+DENIED_MESSAGE = "The user denied this action."  # what the model reads for a denied call
+
+
 class ApprovalDecision(StrEnum):
     APPROVE = "approve"
     DENY = "deny"

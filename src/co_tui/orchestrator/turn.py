@@ -40,13 +40,13 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
 
 from co_tui.deps import CoDeps
-from co_tui.mcp import MCP_CONNECTION_KEY, MCPConnection
 from co_tui.orchestrator.approvals import Policy, decide_policy, tool_args
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
-from co_tui.orchestrator.egress import context_sources, egress_review
+from co_tui.orchestrator.egress import OriginKind, context_sources, egress_review
 from co_tui.orchestrator.egress_session import session_table
 from co_tui.orchestrator.events import EventTranslator
 from co_tui.orchestrator.frontend import (
+    DENIED_MESSAGE,
     ApprovalAnswer,
     ApprovalDecision,
     ApprovalKind,
@@ -65,7 +65,6 @@ from co_tui.permissions.store import StoreError
 from co_tui.permissions.suggest import check_rule_for, suggest_rule
 from co_tui.telemetry.tracing import approval_clock, trace_approval, traced_turn
 
-DENIED_MESSAGE = "The user denied this action."
 DUPLICATE_ID_MESSAGE = "Refused: two tool calls in one response used the same id; call again."
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -163,10 +162,8 @@ async def _decide_approvals(
     outbound call ask (the egress guard)."""
     results: dict[str, Any] = {}
     needs_user: list[tuple[ToolCallPart, dict[str, Any]]] = []
-    connection = deps.extra.get(MCP_CONNECTION_KEY)
-    servers = connection.servers if isinstance(connection, MCPConnection) else []
-    mcp_tools = frozenset(name for server in servers for name in server.tool_names)
     table = session_table(deps)
+    mcp_tools = frozenset(n for n, o in table.origins.items() if o.kind is OriginKind.MCP)
     sources = context_sources(messages, table)
 
     def record(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from co_tui.permissions.matching import ToolCall, covers
 from co_tui.permissions.rules import Rule, RuleError, parse_rule
-from co_tui.permissions.store import ProjectRuleStore, StoreError
+from co_tui.permissions.store import ProjectRuleStore, SavedRules, StoreError
 
 if TYPE_CHECKING:
     from co_tui.config import Permissions
@@ -57,6 +57,7 @@ class PermissionRules:
     ) -> None:
         self.configured = tuple(configured)
         self.store = store
+        self._listed: tuple[SavedRules, RuleListing] | None = None  # saved rules, parsed
 
     @classmethod
     def from_settings(cls, permissions: Permissions, workspace: Path) -> PermissionRules:
@@ -84,6 +85,8 @@ class PermissionRules:
         if self.store is None:
             return RuleListing(self.configured)
         saved = self.store.load()
+        if self._listed is not None and self._listed[0] is saved:  # the file is unchanged
+            return self._listed[1]
         rules = list(self.configured)
         problems = [saved.problem] if saved.problem else []
         for text in saved.texts:
@@ -91,7 +94,9 @@ class PermissionRules:
                 rules.append(PermissionRule("allow", parse_rule(text), "saved"))
             except RuleError as exc:
                 problems.append(f"saved rule `{text}` is ignored: {exc}")
-        return RuleListing(tuple(rules), tuple(problems))
+        listing = RuleListing(tuple(rules), tuple(problems))
+        self._listed = (saved, listing)
+        return listing
 
     def evaluate(self, call: ToolCall, *, refused: str = "") -> RuleVerdict:
         """`refused`: why the read-only classifier refuses this shell command ("" if not)."""

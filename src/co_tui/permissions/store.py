@@ -8,6 +8,9 @@ real path (which the file also records), written atomically with mode 0600:
 
 Never in the workspace: a sandboxed command can write there. When the config directory is
 inside the project, nothing is saved there and nothing saved there is read.
+
+`load` reads the file again only when it changed (its stat differs): the rules are looked at
+on every guarded call, and another session or the user may edit them meanwhile.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ class SavedRules:
     problem: str = ""  # why the file (or some of it) could not be read; "" when it could
 
 
+NONE_SAVED = SavedRules()
+
+
 class ProjectRuleStore:
     def __init__(self, project: Path) -> None:
         self.project = project.resolve()
@@ -47,10 +53,24 @@ class ProjectRuleStore:
                 f"the config directory {directory} is inside this project, where sandboxed "
                 "commands can write"
             )
+        self._cached: tuple[tuple[int, ...], SavedRules] | None = None  # (file stat, rules)
 
     def load(self) -> SavedRules:
+        """The saved rules; the same object as last time while the file is unchanged."""
         if self.unavailable:
             return SavedRules(problem=self.unavailable)
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            return NONE_SAVED
+        except OSError as exc:
+            return SavedRules(problem=f"{self.path}: cannot read ({exc})")
+        key = (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if self._cached is None or self._cached[0] != key:
+            self._cached = (key, self._read())
+        return self._cached[1]
+
+    def _read(self) -> SavedRules:
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:

@@ -42,6 +42,14 @@ class SandboxUnavailable(SandboxError):
     message says why and how to fix it. Raised instead of falling back to less isolation."""
 
 
+# Whether the run-as user can enter and write (read, for read-only runs) the workspace mounted
+# at /workspace, creating nothing: the isolating backends check it before the first command.
+WORKSPACE_CHECK = {
+    False: "test -w /workspace && test -x /workspace",
+    True: "test -r /workspace && test -x /workspace",
+}
+
+
 # Git configuration for read-only runs, through the environment so that it applies to any
 # git the command starts and outranks the repository's own .git/config: no fsmonitor
 # daemon, hooks, pager, ssh, credential helper or gpg runs from a (possibly hostile) repo.

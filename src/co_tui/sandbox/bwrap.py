@@ -19,6 +19,7 @@ from pathlib import Path
 
 from co_tui.sandbox.base import (
     READ_ONLY_ENV,
+    WORKSPACE_CHECK,
     CommandResult,
     IsolationLevel,
     SandboxUnavailable,
@@ -47,8 +48,6 @@ _ENV = {
     "PAGER": "cat",
     "GIT_PAGER": "cat",
 }
-# The probe: the run-as user can enter and write the workspace (creating nothing).
-_WORKSPACE_CHECK = "test -w /workspace && test -x /workspace"
 
 
 def system_binds() -> list[str]:
@@ -152,7 +151,7 @@ def probe(
         return str(exc)
     try:
         proc = subprocess.run(
-            sandbox.argv(_WORKSPACE_CHECK),
+            sandbox.argv(WORKSPACE_CHECK[False]),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=timeout,

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.sandbox.base import (
     READ_ONLY_ENV,
+    WORKSPACE_CHECK,
     CommandResult,
     IsolationLevel,
     OutputCollector,
@@ -69,10 +70,6 @@ _WRAPPER = (
 )
 # Until `timeout` made its own group, killing its pid is enough: it has not forked yet.
 _CANCEL = 'f=/tmp/co-exec-$1; : > "$f.cancel"; read -r pid < "$f" && kill -KILL "-$pid" "$pid"'
-_CHECK_WORKSPACE = {
-    False: "test -w /workspace && test -x /workspace",
-    True: "test -r /workspace && test -x /workspace",
-}
 CANCEL_WAIT = 5.0  # how long a cancelled turn waits for the kill to reach the container
 _EXIT_STATUS = re.compile(rb"(.*?)(\d+)", re.DOTALL)
 _OOM_KILL = re.compile(rb"^oom_kill (\d+)$", re.MULTILINE)
@@ -275,7 +272,7 @@ class DockerSandbox:
         """Fail now, not on every write: the run-as user must reach the mounted workspace
         (rootless engines and user-namespace remapping change who owns what)."""
         api = self.client.api
-        check = _CHECK_WORKSPACE[read_only]
+        check = WORKSPACE_CHECK[read_only]
         exec_id = api.exec_create(container_id, ["/bin/sh", "-c", check])["Id"]
         api.exec_start(exec_id)
         if self._exit_code(exec_id) == 0:

@@ -69,10 +69,9 @@ async def skills_instructions(ctx: RunContext[CoDeps]) -> str | None:
 
 def register_skills(
     agent: Agent[CoDeps, Any], *, all_approval: bool = False, list_in_prompt: bool = True
-) -> dict[str, str]:
-    """Register load_skill (and the skills list as dynamic instructions when `list_in_prompt`);
-    returns {tool name: source label}."""
+) -> None:
+    """Register load_skill (its source label: SOURCE), and the skills list as dynamic
+    instructions when `list_in_prompt`."""
     agent.tool(load_skill, requires_approval=all_approval)
     if list_in_prompt:
         agent.instructions(skills_instructions)
-    return {load_skill.__name__: SOURCE}

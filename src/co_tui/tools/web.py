@@ -192,26 +192,32 @@ async def web_fetch(ctx: RunContext[CoDeps], url: str) -> dict[str, Any]:
     }
 
 
-def web_toolset(
-    policy: WebPolicy, *, all_approval: bool = False
-) -> tuple[AbstractToolset[CoDeps] | None, dict[str, str]]:
-    """The web tools per policy, and {tool name: source label} of those added. A call waits
-    for approval when the policy says ask (or `all_approval`), and also, whatever the policy,
-    when private or untrusted content is in the conversation (the egress guard) or a deny or
-    ask permission rule covers the call; otherwise it runs without a round trip through the
-    orchestrator."""
-    sources: dict[str, str] = {}
-    asks: set[str] = set()
-    funcs = []
-    for func, mode in ((web_search, policy.search), (web_fetch, policy.fetch)):
-        if mode == "deny":
-            continue
-        funcs.append(func)
-        if mode == "ask" or all_approval:
-            asks.add(func.__name__)
-        sources[func.__name__] = "web (approval)" if mode == "ask" else "web"
-    if not funcs:
-        return None, sources
+_WEB_TOOLS = ((web_search, "search"), (web_fetch, "fetch"))  # each with its web_policy field
+
+
+def _registered(policy: WebPolicy) -> list[tuple[Any, str]]:
+    """(tool, its policy) of the web tools the policy registers: every one not denied."""
+    modes = ((func, getattr(policy, field)) for func, field in _WEB_TOOLS)
+    return [(func, mode) for func, mode in modes if mode != "deny"]
+
+
+def web_tool_sources(policy: WebPolicy) -> dict[str, str]:
+    """{tool name: source label} of the web tools `web_toolset` registers for the policy."""
+    return {
+        func.__name__: "web (approval)" if mode == "ask" else "web"
+        for func, mode in _registered(policy)
+    }
+
+
+def web_toolset(policy: WebPolicy, *, all_approval: bool = False) -> AbstractToolset[CoDeps] | None:
+    """The web tools per policy (None when both are denied). A call waits for approval when
+    the policy says ask (or `all_approval`), and also, whatever the policy, when private or
+    untrusted content is in the conversation (the egress guard) or a deny or ask permission
+    rule covers the call; otherwise it runs without a round trip through the orchestrator."""
+    registered = _registered(policy)
+    if not registered:
+        return None
+    asks = {func.__name__ for func, mode in registered if mode == "ask" or all_approval}
 
     def needs_approval(
         ctx: RunContext[CoDeps], tool_def: ToolDefinition, tool_args: dict[str, Any]
@@ -222,4 +228,5 @@ def web_toolset(
         ruled = ctx.deps.permissions.evaluate(ToolCall(tool_def.name, tool_args)).rule
         return ruled is not None and ruled.action != "allow"
 
-    return FunctionToolset[CoDeps](funcs).approval_required(needs_approval), sources
+    funcs = [func for func, _ in registered]
+    return FunctionToolset[CoDeps](funcs).approval_required(needs_approval)

@@ -13,13 +13,12 @@ start anything, approve anything, reach anything or send data anywhere: it appli
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from co_tui.config import MCPServerConfig, Settings, WebPolicy
+from co_tui.config import MCPServerConfig, Permissions, Settings, WebPolicy
 
 WideningKind = Literal["process", "approval", "network", "sandbox", "data"]
 KIND_ORDER: tuple[WideningKind, ...] = ("process", "approval", "network", "sandbox", "data")
@@ -183,14 +182,15 @@ def turned_on(summary: str, on: object) -> Check:
 
 
 # -- the settings that need their own check --
-_MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([bkmgt]?)b?\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
-
-
 def memory_bytes(value: str) -> float | None:
-    """Docker's memory limit notation ("512m", "1g") in bytes; None when it is not one."""
-    match = _MEMORY.match(value)
-    return float(match.group(1)) * _UNITS[match.group(2).lower()] if match else None
+    """Docker's memory limit notation ("512m", "1g") in bytes, as the sandbox reads it;
+    None when it is not one."""
+    from co_tui.sandbox.docker import docker_memory_bytes
+
+    try:
+        return docker_memory_bytes(value)
+    except ValueError:
+        return None
 
 
 def _mcp_command(config: MCPServerConfig) -> str:
@@ -227,15 +227,13 @@ def mcp_servers(base: dict[str, MCPServerConfig], full: dict[str, MCPServerConfi
             continue
         if config.approval == "never" and known.approval == "auto":
             found.append((f"run the tools of the MCP server {shown} without asking", ""))
-        if getattr(config, "local", False) and not getattr(known, "local", False):
+        if config.local and not known.local:
             found.append((f"treat the MCP server {shown} as local (its calls not outbound)", ""))
         stricter = {
             "approval": "auto" if "auto" in (config.approval, known.approval) else "never",
-            "local": getattr(config, "local", False) and getattr(known, "local", False),
+            "local": config.local and known.local,
         }
-        kept[name] = config.model_copy(
-            update={k: v for k, v in stricter.items() if k in MCPServerConfig.model_fields}
-        )
+        kept[name] = config.model_copy(update=stricter)
     return Change(tuple(found), kept if found else full)
 
 
@@ -270,13 +268,13 @@ def allowed_domains(base: list[str], full: list[str]) -> Change:
 _RULE_LISTS = (("allow", "widen"), ("ask", "narrow"), ("deny", "narrow"))
 
 
-def permissions(base: Any, full: Any) -> Change:
+def permissions(base: Permissions, full: Permissions) -> Change:
     """Permission rules ({allow, ask, deny} lists): an allow rule the base does not have
     widens, and so does leaving out an ask or deny rule of the base."""
     found: list[tuple[str, str]] = []
     narrowed: dict[str, list[str]] = {}
     for rules, direction in _RULE_LISTS:
-        b, f = list(getattr(base, rules, [])), list(getattr(full, rules, []))
+        b, f = list(getattr(base, rules)), list(getattr(full, rules))
         if direction == "widen":
             change = additions(f"allow {{values}} without asking (permissions.{rules})")(b, f)
         else:
@@ -342,8 +340,6 @@ def review_widenings(base: Settings, full: Settings) -> Review:
     found: list[Widening] = []
     narrowed: dict[str, Any] = {}
     for check in CHECKS:
-        if check.setting not in Settings.model_fields:  # e.g. a setting not in this version
-            continue
         change = check.check(getattr(base, check.setting), getattr(full, check.setting))
         if change.widenings:
             narrowed[check.setting] = change.narrowed

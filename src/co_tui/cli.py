@@ -7,15 +7,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from co_tui import __version__
 from co_tui.config import Settings, SettingsError, load_settings
 from co_tui.sandbox.build import sandbox_app
-from co_tui.trust import LoadedSettings, load_project_settings, untrusted_notice
-from co_tui.visible import visible
+
+if TYPE_CHECKING:
+    from co_tui.trust import LoadedSettings
 
 app = typer.Typer(
     add_completion=False,
@@ -47,6 +48,8 @@ def settings_or_exit(overrides: dict[str, Any] | None = None) -> Settings:
 def loaded_or_exit(overrides: dict[str, Any], trust_project: bool) -> LoadedSettings:
     """Settings with what the project would widen, if the user trusts it (`--trust-project`
     trusts it for this run and stores that)."""
+    from co_tui.trust import load_project_settings
+
     try:
         loaded = load_project_settings(Path.cwd(), overrides=overrides, trust_project=trust_project)
     except SettingsError as exc:
@@ -118,6 +121,9 @@ def main_callback(
             )
         if prompt == "-":
             prompt = sys.stdin.read()
+        from co_tui.trust import untrusted_notice
+        from co_tui.visible import visible
+
         loaded = loaded_or_exit(overrides, trust_project)
         if notice := untrusted_notice(loaded.project):  # one line; the run goes on without it
             typer.echo(f"co-tui: {visible(notice, keep='')}", err=True)

@@ -19,17 +19,20 @@ def main() -> None:
 
         cli_main()
         return
-    from co_tui.config import SettingsError, load_settings
+    from co_tui.config import SettingsError
+    from co_tui.trust import load_project_settings
 
     try:
-        settings = load_settings(Path.cwd())
+        loaded = load_project_settings(Path.cwd())
     except SettingsError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         sys.exit(EXIT_USAGE)
+    from co_tui.private_files import protect_data_at_rest
     from co_tui.tui.launch import launch_app
 
+    protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered
     try:
-        launch_app(settings)
+        launch_app(loaded)
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:

@@ -60,12 +60,14 @@ class HeadlessFrontend:
             self.out.flush()
 
     def _note(self, line: str) -> None:
+        """One line (or block) on stderr, its hidden characters made visible: tool output,
+        names, reasons and errors can carry escape sequences meant for the terminal."""
         if self.output_format == "text":
             if not self._ended_with_newline:
                 self.out.write("\n")
                 self.out.flush()
                 self._ended_with_newline = True
-            self.err.write(line + "\n")
+            self.err.write(visible(line, keep="\n\t") + "\n")
             self.err.flush()
 
     def _write_text(self, text: str) -> None:
@@ -120,7 +122,7 @@ class HeadlessFrontend:
             "status": "running",
         }
         self._event("tool_call", session_id, **asdict(call))
-        self._note(f"→ {call.tool_name}: {visible(call.key_arg)}")
+        self._note(f"→ {call.tool_name}: {visible(call.key_arg)}")  # its tabs shown too
 
     def on_tool_result(self, session_id: str, result: ToolResultInfo) -> None:
         entry = self.tool_calls.setdefault(
@@ -129,7 +131,7 @@ class HeadlessFrontend:
         entry.update(status=result.status, result=result.display or result.content)
         self._event("tool_result", session_id, **asdict(result))
         if result.status != "denied":
-            body = visible(result.display or result.content, keep="\n\t")
+            body = result.display or result.content
             self._note(f"← {result.tool_name} [{result.status}]\n{body}")
 
     def on_usage(self, session_id: str, usage: UsageInfo) -> None:

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from co_tui.config import Settings, user_config_dir, user_data_dir
+
+if TYPE_CHECKING:
+    import sqlite3  # imported when a database is opened: not needed for the first frame
 
 DIR_MODE = 0o700  # also what the XDG base directory spec asks of folders it creates
 FILE_MODE = 0o600
@@ -79,6 +81,8 @@ def narrow_side_files(db_path: Path) -> None:
 
 def open_private_db(path: Path, timeout: float) -> sqlite3.Connection:
     """A SQLite database in WAL mode whose file, -wal and -shm are 0600 (its folder 0700)."""
+    import sqlite3
+
     private_file(path)
     conn = sqlite3.connect(path, check_same_thread=False, timeout=timeout)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -86,12 +90,14 @@ def open_private_db(path: Path, timeout: float) -> sqlite3.Connection:
     return conn
 
 
-def _chmod(path: Path, mode: int) -> None:
-    """Narrow one regular file or folder we own; links and others' files are left alone."""
-    try:
-        st = path.lstat()
-    except OSError:
-        return
+def _chmod(path: Path | str, mode: int, st: os.stat_result | None = None) -> None:
+    """Narrow one regular file or folder we own; links and others' files are left alone.
+    `st`: the path's lstat, when the caller has it."""
+    if st is None:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return
     if stat.S_ISLNK(st.st_mode) or stat.S_IMODE(st.st_mode) == mode:
         return
     if st.st_uid != os.geteuid() and os.geteuid() != 0:
@@ -105,12 +111,22 @@ def narrow_tree(root: Path) -> None:
     if not root.is_dir() or root.is_symlink():
         return
     _chmod(root, DIR_MODE)
-    for folder, dirs, files in os.walk(root):
-        base = Path(folder)
-        for name in dirs:
-            _chmod(base / name, DIR_MODE)
-        for name in files:
-            _chmod(base / name, FILE_MODE)
+    folders = [os.fspath(root)]
+    while folders:  # one lstat an entry (scandir keeps it): this runs before the first frame
+        try:
+            with os.scandir(folders.pop()) as scan:
+                entries = list(scan)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            is_folder = stat.S_ISDIR(st.st_mode)  # a link is not (never followed)
+            _chmod(entry.path, DIR_MODE if is_folder else FILE_MODE, st)
+            if is_folder:
+                folders.append(entry.path)
 
 
 def _config_files() -> Iterable[Path]:

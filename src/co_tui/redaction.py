@@ -273,11 +273,23 @@ def _trigger(literal: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, froze
             index.setdefault(anchor.casefold(), set()).add(i)
     for form in literal:
         index.setdefault(form.casefold(), set()).add(-1)
-    wanted = {
-        a: frozenset(i for b, shapes in index.items() if _overlaps(a, b) for i in shapes)
-        for a in index
-    }
-    return re.compile(_trie(index)), wanted
+    return re.compile(_trie(index)), _ShapesFor(index)
+
+
+class _ShapesFor(dict[str, frozenset[int]]):
+    """anchor: the shapes to run when a text holds it. Worked out for an anchor the first
+    time one is found (every pair of anchors would cost milliseconds at start-up)."""
+
+    def __init__(self, index: dict[str, set[int]]) -> None:
+        super().__init__()
+        self._index = index
+
+    def __missing__(self, anchor: str) -> frozenset[int]:
+        shapes = frozenset(
+            i for b, found in self._index.items() if _overlaps(anchor, b) for i in found
+        )
+        self[anchor] = shapes
+        return shapes
 
 
 class Redactor:

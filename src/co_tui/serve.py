@@ -290,16 +290,17 @@ def run_served_app(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     # The app's stdout is the web driver's channel: nothing else may print there.
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
-    from co_tui.config import load_settings
     from co_tui.private_files import protect_data_at_rest
+    from co_tui.trust import load_project_settings
 
-    settings = load_settings(Path.cwd(), overrides={"model": args.model})
+    loaded = load_project_settings(Path.cwd(), overrides={"model": args.model})
+    settings = loaded.settings
     protect_data_at_rest(settings)  # data folder 0700, files 0600; secrets remembered
     test_model = _test_model()
     if test_model is None:
         from co_tui.tui.launch import launch_app
 
-        launch_app(settings)
+        launch_app(loaded)
         return
     import asyncio
 

@@ -3,14 +3,19 @@
 Control characters (C0 but newline, DEL, C1), ESC-led terminal sequences, bidi overrides and
 isolates, zero-width and other invisible format characters are replaced by a printable
 escape (`\\x1b`, `\\u202e`, `\\t`). Newlines stay, so multi-line values keep their lines.
+
+Text without a hidden character (nearly all of it) costs one `str.isprintable` pass, at C
+speed; otherwise only the characters outside printable ASCII are looked at one by one.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterator
 
 _NAMED = {"\t": "\\t", "\r": "\\r", "\x1b": "\\x1b", "\x00": "\\x00"}
+_NOT_PRINTABLE_ASCII = re.compile(r"[^ -~]")  # the only characters that can be hidden
 
 
 def is_hidden(char: str, keep: str = "\n") -> bool:
@@ -23,6 +28,16 @@ def is_hidden(char: str, keep: str = "\n") -> bool:
     return category in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn")
 
 
+def is_plain(text: str, keep: str = "\n") -> bool:
+    """A quick True for text without a hidden character: `str.isprintable` rejects every
+    one (and non-ASCII spaces, which are not hidden: False then means "look closer")."""
+    if text.isprintable():
+        return True
+    for char in keep:
+        text = text.replace(char, "")
+    return text.isprintable()
+
+
 def escape_char(char: str) -> str:
     if char in _NAMED:
         return _NAMED[char]
@@ -31,9 +46,12 @@ def escape_char(char: str) -> str:
 
 
 def visible_segments(text: str, keep: str = "\n") -> Iterator[tuple[str, bool]]:
-    """(piece, was_hidden) in order: plain runs as they are, each hidden char escaped."""
+    """(piece, was_hidden) in order: plain runs as they are, each hidden char escaped.
+    (Callers check `is_plain` first: plain text is one piece.)"""
     start = 0
-    for index, char in enumerate(text):
+    for match in _NOT_PRINTABLE_ASCII.finditer(text):
+        index = match.start()
+        char = text[index]
         if is_hidden(char, keep):
             if index > start:
                 yield text[start:index], False
@@ -46,8 +64,6 @@ def visible_segments(text: str, keep: str = "\n") -> Iterator[tuple[str, bool]]:
 def visible(text: str, keep: str = "\n") -> str:
     """`text` with every hidden character replaced by its printable escape. Command output
     passes keep="\n\t" (tabs are layout there); arguments to approve keep only newlines."""
+    if is_plain(text, keep):
+        return text
     return "".join(piece for piece, _ in visible_segments(text, keep))
-
-
-def has_hidden(text: str, keep: str = "\n") -> bool:
-    return any(is_hidden(c, keep) for c in text)

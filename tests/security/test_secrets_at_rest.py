@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo
 
@@ -213,6 +214,32 @@ def test_existing_wide_files_are_narrowed_at_start(tmp_path: Path) -> None:
     assert_private(data)
     assert mode(config) == 0o700 and mode(config / "google_token.json") == 0o600
     assert mode(config / "settings.json") == 0o644  # the user's own file: the folder guards it
+
+
+def test_bare_co_tui_protects_the_data_folder_before_the_app_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`co-tui` alone (the console script, no command-line parser) does what the parser's
+    paths do: the data folder private, the configured secrets known to every writer."""
+    from co_tui import entry
+    from co_tui.redaction import shared_redactor
+
+    data = user_data_dir()
+    (data / "memories").mkdir(parents=True)
+    (data / "memories" / "0001-x.md").write_text("")
+    (data / "memories" / "0001-x.md").chmod(0o644)
+    for folder in (data, data / "memories"):
+        folder.chmod(0o755)
+    monkeypatch.setenv("OPENAI_API_KEY", CONFIGURED)
+    monkeypatch.setattr(sys, "argv", ["co-tui"])
+    monkeypatch.chdir(workspace(tmp_path))
+    launched: list[Any] = []
+    monkeypatch.setattr("co_tui.tui.launch.launch_app", lambda loaded: launched.append(loaded))
+
+    entry.main()
+    assert [loaded.settings.openai_api_key for loaded in launched] == [CONFIGURED]
+    assert_private(data)
+    assert shared_redactor().text(f"use {CONFIGURED} now") == "use [REDACTED] now"
 
 
 def test_history_redacts_on_load_and_narrows_the_file(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ import pytest
 from co_tui.config import Settings
 from co_tui.orchestrator import ApprovalDecision, run_turn
 from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.redaction import REDACTED, Redactor
 from co_tui.telemetry import setup_telemetry, shutdown_telemetry
-from co_tui.telemetry.redact import REDACTED, Redactor
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
 
 CONFIGURED = 'tok"en\\with-escapes-9f8e7d'  # a quote and a backslash: JSON escapes both

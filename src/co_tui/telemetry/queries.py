@@ -8,6 +8,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
+from co_tui.telemetry.tracing import EGRESS_SPAN_PREFIX
+
 _MODEL = """coalesce(json_extract(attributes, '$."gen_ai.request.model"'),
     json_extract(attributes, '$."gen_ai.response.model"'))"""
 _TOKENS = """coalesce(json_extract(attributes, '$."gen_ai.usage.input_tokens"'),
@@ -204,7 +206,7 @@ def walk(roots: list[SpanDetail], depth: int = 0) -> list[tuple[int, SpanDetail]
 
 # -- what left this machine --------------------------------------------------------------
 
-EGRESS_PREFIX = "egress "  # co_tui.telemetry.tracing.EGRESS_SPAN_PREFIX
+EGRESS_PREFIX = EGRESS_SPAN_PREFIX  # "egress <tool>": the spans traced_egress opens
 _EGRESS_COLUMNS = """id, trace_id, start_time,
     json_extract(attributes, '$."co.egress.tool"'),
     json_extract(attributes, '$."co.egress.destinations"'),

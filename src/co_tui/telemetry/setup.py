@@ -60,8 +60,8 @@ def create_telemetry(
     from pydantic_ai import InstrumentationSettings
 
     from co_tui import __version__
+    from co_tui.redaction import Redactor
     from co_tui.telemetry.exporter import SQLiteSpanExporter
-    from co_tui.telemetry.redact import Redactor
 
     path = db_path or default_db_path()
     redactor = Redactor(settings.secret_values())

@@ -131,7 +131,7 @@ class CoApp(App[None]):
                 from co_tui.telemetry import setup_telemetry
 
                 await asyncio.to_thread(setup_telemetry, self.settings)  # off: no db file
-            if warning := getattr(self.deps, "sandbox_warning", None):
+            if warning := self.deps.sandbox_warning:
                 self.chat.transcript.add(Note(warning, "warning"))
             from co_tui.tui.frontend import TuiFrontend
 
@@ -244,9 +244,8 @@ class CoApp(App[None]):
 
     def refresh_status(self) -> None:
         deps = self.deps
-        warnings = [(getattr(deps, "sandbox_warning", None) or "") if deps else ""]
-        if self.project is not None and not self.project.trusted:
-            warnings.insert(0, NOT_TRUSTED)
+        untrusted = self.project is not None and not self.project.trusted
+        warnings = [NOT_TRUSTED if untrusted else "", (deps.sandbox_warning or "") if deps else ""]
         self.chat.status_bar.set(
             model=self.model_label(),
             sandbox=deps.sandbox.name if deps else "…",

@@ -22,8 +22,9 @@ from co_tui.orchestrator.frontend import (
     ToolResultInfo,
     UsageInfo,
 )
-from co_tui.tui.visible_text import one_line, visible_str
+from co_tui.tui.visible_text import one_line
 from co_tui.tui.widgets.transcript import AssistantMessage, Note, ToolCallBlock
+from co_tui.visible import visible
 
 if TYPE_CHECKING:
     from co_tui.tui.app import CoApp
@@ -171,7 +172,8 @@ class TuiFrontend:
     def on_approval(self, session_id: str, record: ApprovalRecord) -> None:
         if not self._main(session_id):
             words = _DECISIONS.get(record.decision, (record.decision, "", ""))[0]
-            self.chat.sidebar.subagent_note(session_id, f"{words} {visible_str(record.tool_name)}")
+            name = visible(record.tool_name, keep="\n\t")
+            self.chat.sidebar.subagent_note(session_id, f"{words} {name}")
             return
         self.chat.transcript.add(Note(approval_line(record), "decision"))
 
@@ -208,12 +210,12 @@ def approval_line(record: ApprovalRecord) -> Text:
 
     words, glyph, style = _DECISIONS.get(record.decision, (record.decision, "·", ""))
     line = Text(f"{glyph} {words} ", style=style)
-    line.append(visible_str(record.tool_name, keep=""), style=f"{style} bold")
+    line.append(visible(record.tool_name, keep=""), style=f"{style} bold")
     what = key_argument(record.tool_name, record.args)
     if what:
         line.append(" ")
         line.append_text(one_line(what, 60, style=style))
     if record.read_only:
         line.append(", read-only", style=style)
-    line.append(f" — {visible_str(record.reason, keep='')}", style="dim")
+    line.append(f" — {visible(record.reason, keep='')}", style="dim")
     return line

@@ -7,7 +7,7 @@ from typing import ClassVar
 from rich.console import JustifyMethod
 from rich.markdown import Heading, Markdown
 
-from co_tui.tui.visible_text import visible_str
+from co_tui.visible import visible
 
 
 class _LeftHeading(Heading):
@@ -23,4 +23,4 @@ class TranscriptMarkdown(Markdown):
 
     def __init__(self, text: str) -> None:
         # Model output can carry escape sequences (from a web page, a file): shown, not run.
-        super().__init__(visible_str(text), code_theme="monokai", hyperlinks=True)
+        super().__init__(visible(text, keep="\n\t"), code_theme="monokai", hyperlinks=True)

@@ -3,33 +3,21 @@ characters (co_tui.visible) instead of letting the terminal act on them: Textual
 through to the terminal, so `\\x1b[2K` in an argument would erase what the user is shown.
 
 Escapes are styled (ESCAPE_STYLE), so a backslash typed literally is told apart from one
-that stands for a hidden character.
+that stands for a hidden character. Plain strings (no styling) use co_tui.visible.visible.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 
-from co_tui.visible import visible, visible_segments
+from co_tui.visible import is_plain, visible_segments
 
 ESCAPE_STYLE = "reverse red"
 
 
-def _plain(text: str, keep: str) -> bool:
-    """Fast path (C speed): every hidden character is one `str.isprintable` rejects."""
-    for char in keep:
-        text = text.replace(char, "")
-    return text.isprintable()
-
-
-def visible_str(text: str, keep: str = "\n\t") -> str:
-    """`text` with hidden characters escaped; layout characters in `keep` stay."""
-    return text if _plain(text, keep) else visible(text, keep)
-
-
 def escaped(text: str, keep: str = "\n") -> tuple[str, list[tuple[int, int]]]:
     """The visible string and the (start, end) offsets of every escape in it."""
-    if _plain(text, keep):
+    if is_plain(text, keep):
         return text, []
     pieces: list[str] = []
     spans: list[tuple[int, int]] = []
@@ -56,7 +44,13 @@ def visible_text(value: str, *, keep: str = "\n", style: str = "") -> Text:
 
 def one_line(value: str, limit: int, *, style: str = "") -> Text:
     """`value` on one line (newlines shown as ⏎) of at most `limit` cells, escapes styled."""
-    text = visible_text(value.replace("\n", " ⏎ "), keep="", style=style)
+    # Only the start can show: the first 2 x limit characters fill more than `limit` cells
+    # (each takes one or more, but for zero-width ones), so a long value is cut before it
+    # is escaped and measured; the whole of it only when that start did not fill the line.
+    head = value[: 2 * limit]
+    text = visible_text(head.replace("\n", " ⏎ "), keep="", style=style)
+    if len(head) < len(value) and text.cell_len <= limit:
+        text = visible_text(value.replace("\n", " ⏎ "), keep="", style=style)
     if text.cell_len > limit:
         text.truncate(limit - 1)
         text.append("…", style=style)
@@ -66,7 +60,7 @@ def one_line(value: str, limit: int, *, style: str = "") -> Text:
 def hidden_escapes(value: str, keep: str = "\n") -> list[str]:
     """The distinct escapes `value` would show, in order of first appearance."""
     found: dict[str, None] = {}
-    if not _plain(value, keep):
+    if not is_plain(value, keep):
         for piece, hidden in visible_segments(value, keep):
             if hidden:
                 found.setdefault(piece)

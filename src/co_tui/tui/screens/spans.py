@@ -112,6 +112,33 @@ def egress_cells(call: EgressCall, first_of_turn: bool) -> tuple[Text, ...]:
     )
 
 
+# (label, key, width): the spans table, and the "left this machine" table.
+SPAN_COLUMNS = (
+    ("time", "time", 12),
+    ("name", "name", 34),
+    ("duration", "duration", 10),
+    ("status", "status", 6),
+    ("model", "model", 20),
+    ("tokens", "tokens", 7),
+)
+EGRESS_COLUMNS = (
+    ("turn", "turn", 12),
+    ("tool", "tool", 20),
+    ("destination", "destination", 24),
+    ("sent", "sent", 14),
+    ("sources in the conversation", "sources", 40),
+)
+
+
+def _table(
+    table_id: str, columns: tuple[tuple[str, str, int], ...], **kwargs: Any
+) -> DataTable[Any]:
+    table: DataTable[Any] = DataTable(id=table_id, cursor_type="row", **kwargs)
+    for label, key, width in columns:
+        table.add_column(label, key=key, width=width)
+    return table
+
+
 def _node_label(span: SpanDetail) -> Text:
     label = Text(span.name, style="bold red" if span.status_code == "ERROR" else "")
     label.append(f"  {format_duration(span.duration_ms)}", style="cyan")
@@ -170,26 +197,8 @@ class SpanScreen(Screen[None]):
             placeholder="filter: words in the span name; status:error | status:ok",
             id="spans-filter",
         )
-        table: DataTable[Any] = DataTable(id="spans-table", cursor_type="row", zebra_stripes=True)
-        for label, key, width in (
-            ("time", "time", 12),
-            ("name", "name", 34),
-            ("duration", "duration", 10),
-            ("status", "status", 6),
-            ("model", "model", 20),
-            ("tokens", "tokens", 7),
-        ):
-            table.add_column(label, key=key, width=width)
-        yield table
-        egress: DataTable[Any] = DataTable(id="spans-egress", cursor_type="row")
-        for label, key, width in (
-            ("turn", "turn", 12),
-            ("tool", "tool", 20),
-            ("destination", "destination", 24),
-            ("sent", "sent", 14),
-            ("sources in the conversation", "sources", 40),
-        ):
-            egress.add_column(label, key=key, width=width)
+        yield _table("spans-table", SPAN_COLUMNS, zebra_stripes=True)
+        egress = _table("spans-egress", EGRESS_COLUMNS)
         egress.display = False
         yield egress
         with Horizontal(id="spans-lower"):

@@ -23,23 +23,20 @@ from co_tui.tui.visible_text import escaped, hidden_escapes, stylize_escapes, vi
 SHELL_ARGS = {"cmd", "command", "script"}
 
 
+def _as_shown(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+
+
 def value_text(tool_name: str, name: str, value: Any) -> Text:
-    if not isinstance(value, str):
-        value = json.dumps(value, ensure_ascii=False, indent=2, default=str)
-        return visible_text(value)
-    if name in SHELL_ARGS or "shell" in tool_name:
+    if isinstance(value, str) and (name in SHELL_ARGS or "shell" in tool_name):
         plain, spans = escaped(value)
         text = Syntax(plain, "bash", theme="ansi_dark", word_wrap=True).highlight(plain)
         if text.plain.endswith("\n") and not plain.endswith("\n"):
             text.right_crop(1)  # highlight() adds a final newline
         return stylize_escapes(text, spans)
-    return visible_text(value)
-
-
-def _as_shown(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+    return visible_text(_as_shown(value))
 
 
 class ArgsView(VerticalScroll):

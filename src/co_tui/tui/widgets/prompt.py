@@ -44,11 +44,14 @@ class PromptHistory:
             except OSError:
                 raw = ""
             clean = shared_redactor().text(raw)  # one pass over the file: JSON stays JSON
-            entries = [entry for line in clean.splitlines() if (entry := _decode(line))]
-            if clean is not raw:  # an older version stored secrets: rewrite without them
+            lines = clean.splitlines()
+            if clean is raw:  # as usual: only the newest lines are decoded
+                self.entries = _newest(lines, HISTORY_LIMIT)
+            else:  # an older version stored secrets: rewrite without them
+                entries = [e for line in lines if (e := _decode(line))]
                 entries = [e for e in entries if e.replace(REDACTED, "").strip()]
                 _rewrite(path, entries)
-            self.entries = entries[-HISTORY_LIMIT:]
+                self.entries = entries[-HISTORY_LIMIT:]
 
     def add(self, text: str) -> None:
         self._cursor = None
@@ -221,6 +224,19 @@ def _decode(line: str) -> str | None:
     except json.JSONDecodeError:
         return None
     return value if isinstance(value, str) else None
+
+
+def _newest(lines: list[str], limit: int) -> list[str]:
+    """The last `limit` entries the lines hold, oldest first (lines that are not one are
+    skipped), decoding no more lines than that takes."""
+    newest: list[str] = []
+    for line in reversed(lines):
+        if len(newest) == limit:
+            break
+        if entry := _decode(line):
+            newest.append(entry)
+    newest.reverse()
+    return newest
 
 
 def _rewrite(path: Path, entries: list[str]) -> None:

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from co_tui.tui.tool_status import glyph, style
-from co_tui.tui.visible_text import visible_str
+from co_tui.visible import visible
 
 TITLE_CHARS = 28
 NOTE_CHARS = 160
@@ -25,7 +25,7 @@ _STATUS_GLYPH = {
 
 
 def _clip(text: str, limit: int) -> str:
-    text = visible_str(" ".join(text.split()), keep="")
+    text = visible(" ".join(text.split()), keep="")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -1,7 +1,7 @@
-"""P1: streaming cost. 20,000 small chunks from a FunctionModel through run_turn, into the
-app (headless run_test) and into NullFrontend. Prints the ratio app/null, the growth from
-2,000 to 20,000 chunks, and the worst event-loop stall in the app (a 10 ms ticker's largest
-gap). Goals: ratio <= 1.3, growth <= 10.5x, stall <= 33 ms.
+"""P1: streaming cost. 20,000 small chunks from a FunctionModel through a turn, into the
+app (headless run_test) and into a bare ChatSession (its NullFrontend). Prints the ratio
+app/null, the growth from 2,000 to 20,000 chunks, and the worst event-loop stall in the app
+(a 10 ms ticker's largest gap). Goals: ratio <= 1.3, growth <= 10.5x, stall <= 33 ms.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.agent import build_agent
+from co_tui.agent import AgentBundle, build_agent
 from co_tui.config import Settings
-from co_tui.deps import create_deps
-from co_tui.orchestrator import NullFrontend, run_turn
+from co_tui.deps import CoDeps, create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+from co_tui.session import ChatSession
 from co_tui.tui.app import CoApp
+from co_tui.tui.messages import Settle
 
 CHUNK = 4
 SAMPLE = (
@@ -71,7 +72,7 @@ class Ticker:
             self._task.cancel()
 
 
-def _setup(n: int, workspace: Path):  # type: ignore[no-untyped-def]
+def _setup(n: int, workspace: Path) -> tuple[Settings, AgentBundle, CoDeps]:
     settings = Settings()
     model = FunctionModel(stream_function=stream_fn(chunks(n)), model_name="bench")
     bundle = build_agent(settings, model=model, instructions="bench")
@@ -81,10 +82,13 @@ def _setup(n: int, workspace: Path):  # type: ignore[no-untyped-def]
 
 
 async def run_null(n: int, workspace: Path) -> float:
-    _, bundle, deps = _setup(n, workspace)
+    settings, bundle, deps = _setup(n, workspace)
+    session = ChatSession(settings, record=False, bundle=bundle, deps=deps)
+    session.build()
     started = time.perf_counter()
-    result = await run_turn(bundle.agent, "go", deps=deps, history=[], frontend=NullFrontend())
+    result = await session.run("go")
     elapsed = time.perf_counter() - started
+    await session.aclose()
     assert result.ok, result.error
     return elapsed
 
@@ -98,15 +102,19 @@ async def run_app(n: int, workspace: Path) -> tuple[float, float]:
         ticker = Ticker()
         ticker.start()
         started = time.perf_counter()
-        app.chat.dispatch("go")
-        assert app._turn_worker is not None
+        app.chat.dispatch("go")  # the chat screen asks the app to start the turn
+        while app._turn_worker is None:
+            await asyncio.sleep(0)
         await app._turn_worker.wait()
+        drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        app.chat.transcript.post_message(Settle(drawn))  # after every event of the turn
+        await drawn
         for message in app.query("AssistantMessage").results():
             await message.wait_settled()  # type: ignore[attr-defined]
         await pilot.pause()
         elapsed = time.perf_counter() - started
         ticker.stop()
-        assert app.history, "the turn did not finish"
+        assert app.session.history, "the turn did not finish"
     return elapsed, ticker.worst
 
 

@@ -86,12 +86,18 @@ async def open_cost(db: Path, workspace: Path, turns: int) -> tuple[float, float
     choice = SandboxChoice(SubprocessSandbox(workspace), "bench")
     deps = create_deps(settings, workspace, sandbox_choice=choice)
     t0 = time.perf_counter()
-    app = CoApp(settings, bundle=bundle, deps=deps, history_path=None,
-                session_store=SessionStore(db), resume=sid)  # fmt: skip
+    app = CoApp(
+        settings,
+        bundle=bundle,
+        deps=deps,
+        history_path=None,
+        session_store=SessionStore(db),
+        resume=sid,
+    )
     first_frame = 0.0
     async with app.run_test(size=(100, 30)) as pilot:
         first_frame = time.perf_counter() - t0
-        while len(app.history) != turns * 4 or not app.chat.transcript.items:
+        while len(app.session.history) != turns * 4 or not app.chat.transcript.items:
             await pilot.pause(0.001)
         await pilot.pause()
         restored = time.perf_counter() - t0
@@ -103,8 +109,10 @@ def main() -> None:
         root = Path(tmp)
         small = append_cost(root / "a.db", 10)
         large = append_cost(root / "b.db", 500)
-        print(f"P2 append a turn: at turn 10 {small * 1000:.2f} ms, at turn 500 "
-              f"{large * 1000:.2f} ms, ratio {large / small:.2f}x (goal <= 1.2x)")  # fmt: skip
+        print(
+            f"P2 append a turn: at turn 10 {small * 1000:.2f} ms, at turn 500 "
+            f"{large * 1000:.2f} ms, ratio {large / small:.2f}x (goal <= 1.2x)"
+        )
 
         results: dict[int, list[tuple[float, float]]] = {10: [], 500: []}
         for _ in range(OPENS):
@@ -112,13 +120,19 @@ def main() -> None:
                 db = root / f"open-{turns}.db"
                 db.unlink(missing_ok=True)
                 results[turns].append(asyncio.run(open_cost(db, root, turns)))
-        med = {t: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v))
-               for t, v in results.items()}  # fmt: skip
+        med = {
+            t: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v))
+            for t, v in results.items()
+        }
         (f10, r10), (f500, r500) = med[10], med[500]
-        print(f"P2 open to first frame: 10 turns {f10 * 1000:.0f} ms, 500 turns "
-              f"{f500 * 1000:.0f} ms, ratio {f500 / f10:.2f}x (goal <= 2x)")  # fmt: skip
-        print(f"P2 open until the transcript is restored: 10 turns {r10 * 1000:.0f} ms, "
-              f"500 turns {r500 * 1000:.0f} ms, ratio {r500 / r10:.2f}x (goal <= 2x)")  # fmt: skip
+        print(
+            f"P2 open to first frame: 10 turns {f10 * 1000:.0f} ms, 500 turns "
+            f"{f500 * 1000:.0f} ms, ratio {f500 / f10:.2f}x (goal <= 2x)"
+        )
+        print(
+            f"P2 open until the transcript is restored: 10 turns {r10 * 1000:.0f} ms, "
+            f"500 turns {r500 * 1000:.0f} ms, ratio {r500 / r10:.2f}x (goal <= 2x)"
+        )
 
 
 if __name__ == "__main__":

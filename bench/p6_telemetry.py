@@ -42,35 +42,45 @@ def _model() -> Any:
                 yield word
             return
         yield "Let me run it. "
-        yield {1: DeltaToolCall(name="run_shell_command", json_args='{"cmd": "echo hello"}',
-                                tool_call_id=f"c-{uuid.uuid4().hex[:8]}")}  # fmt: skip
+        yield {
+            1: DeltaToolCall(
+                name="run_shell_command",
+                json_args='{"cmd": "echo hello"}',
+                tool_call_id=f"c-{uuid.uuid4().hex[:8]}",
+            )
+        }
 
     return FunctionModel(stream_function=stream, model_name="bench")
 
 
 async def _turn_overhead(tmp: Path) -> tuple[float, float, float, int]:
-    """Turns alternate without and with telemetry (same agent, same sandbox), so machine load
-    hits both alike. The export runs in the background after a turn: its cost is measured
-    apart (the flush at shutdown), not as turn latency."""
+    """Turns alternate without and with telemetry (same session, same sandbox), so machine
+    load hits both alike; each starts a fresh conversation. The export runs in the background
+    after a turn: its cost is measured apart (the flush at shutdown), not as turn latency."""
     from co_tui.agent import build_agent
     from co_tui.config import Settings
     from co_tui.deps import create_deps
-    from co_tui.orchestrator import run_turn
     from co_tui.orchestrator.recording import RecordingFrontend
     from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+    from co_tui.session import ChatSession
     from co_tui.telemetry import setup_telemetry, shutdown_telemetry
 
     settings = Settings(auto_confirm=True)  # approvals granted without a frontend round trip
-    bundle = build_agent(settings, model=_model(), instructions="bench")
     choice = SandboxChoice(SubprocessSandbox(tmp), "bench")
-    deps = create_deps(settings, tmp, sandbox_choice=choice)
+    session = ChatSession(
+        settings,
+        frontend=RecordingFrontend(),
+        record=False,
+        bundle=build_agent(settings, model=_model(), instructions="bench"),
+        deps=create_deps(settings, tmp, sandbox_choice=choice),
+    )
+    session.build()
     db = tmp / "turns.db"
 
     async def turn() -> float:
+        await session.replace_history([])  # every turn starts a new conversation
         started = time.perf_counter()
-        result = await run_turn(
-            bundle.agent, "say hello", deps=deps, history=[], frontend=RecordingFrontend()
-        )
+        result = await session.run("say hello")
         if not result.ok:
             raise RuntimeError(result.error)
         return time.perf_counter() - started
@@ -92,6 +102,7 @@ async def _turn_overhead(tmp: Path) -> tuple[float, float, float, int]:
         telemetry.flush()
         export.append(time.perf_counter() - started)
         shutdown_telemetry()
+    await session.aclose()
     spans = sqlite3.connect(db).execute("SELECT count(*) FROM spans").fetchone()[0]
     median = statistics.median
     return median(plain), median(traced), median(export), spans
@@ -117,28 +128,43 @@ def _burst(tmp: Path, max_queue_size: int | None) -> tuple[int, float]:
 
 
 # -- 3. the viewer's queries on 100,000 spans, with and without indexes -------------------
+SPAN_NAMES = [
+    "turn",
+    "invoke_agent co",
+    "chat gemini-2.5-flash",
+    "execute_tool run_shell_command",
+    "sandbox_command",
+]
+SPAN_ATTRIBUTES = {
+    "gen_ai.request.model": "gemini-2.5-flash",
+    "gen_ai.usage.input_tokens": 800,
+    "gen_ai.usage.output_tokens": 60,
+    "gen_ai.tool.call.arguments": '{"cmd": "ls"}',
+    "co.session_id": "s" * 36,
+}
+
+
+def _span_row(trace_id: str, name: str, start: int) -> tuple[Any, ...]:
+    """One row of the spans table: a 0.5 ms span."""
+    span_id = uuid.uuid4().hex[:16]
+    timing = (start, start + 500_000, 0.5)
+    attributes = (json.dumps(SPAN_ATTRIBUTES), "[]", '{"service.name": "co-tui"}')
+    return (span_id, trace_id, None, name, "INTERNAL", *timing, "UNSET", None, *attributes)
+
+
 def _fill(db: Path) -> str:
     from co_tui.telemetry.exporter import INSERT
     from co_tui.telemetry.store import open_for_writing
 
     conn = open_for_writing(db)
     base = time.time_ns() - DB_SPANS * 1_000_000
-    names = ["turn", "invoke_agent co", "chat gemini-2.5-flash", "execute_tool run_shell_command",
-             "sandbox_command"]  # fmt: skip
     rows = []
     trace_id = ""
     for i in range(DB_SPANS):
         if i % SPANS_PER_TRACE == 0:
             trace_id = uuid.uuid4().hex
-        start = base + i * 1_000_000
-        attrs = {"gen_ai.request.model": "gemini-2.5-flash", "gen_ai.usage.input_tokens": 800,
-                 "gen_ai.usage.output_tokens": 60, "gen_ai.tool.call.arguments": '{"cmd": "ls"}',
-                 "co.session_id": "s" * 36}  # fmt: skip
-        rows.append((
-            uuid.uuid4().hex[:16], trace_id, None, names[i % len(names)], "INTERNAL", start,
-            start + 500_000, 0.5, "UNSET", None, json.dumps(attrs), "[]",
-            '{"service.name": "co-tui"}',
-        ))  # fmt: skip
+        name = SPAN_NAMES[i % len(SPAN_NAMES)]
+        rows.append(_span_row(trace_id, name, base + i * 1_000_000))
     with conn:
         conn.executemany(INSERT, rows)
     conn.close()
@@ -197,26 +223,35 @@ def main() -> None:
         plain, traced, export, spans = asyncio.run(_turn_overhead(tmp))
         ratio = traced / plain
         verdict = "ok" if ratio <= 1.05 else "over goal"
-        print(f"  turn (shell call + answer), median of {TURNS} alternating: "
-              f"without {_ms(plain)}, with telemetry {_ms(traced)} -> {ratio:.3f}x "
-              f"(goal <= 1.05x: {verdict})")  # fmt: skip
-        print(f"  flush of one turn's {spans // (TURNS + 3)} spans (redact + SQLite, in the "
-              f"exporter thread, off the turn's path): {_ms(export)}")  # fmt: skip
+        print(
+            f"  turn (shell call + answer), median of {TURNS} alternating: "
+            f"without {_ms(plain)}, with telemetry {_ms(traced)} -> {ratio:.3f}x "
+            f"(goal <= 1.05x: {verdict})"
+        )
+        print(
+            f"  flush of one turn's {spans // (TURNS + 3)} spans (redact + SQLite, in the "
+            f"exporter thread, off the turn's path): {_ms(export)}"
+        )
 
         rows, elapsed = _burst(tmp, None)
-        print(f"  burst of {BURST:,} spans: {rows:,} stored, {BURST - rows:,} dropped "
-              f"({BURST / elapsed:,.0f} spans/s; goal 0 dropped)")  # fmt: skip
+        print(
+            f"  burst of {BURST:,} spans: {rows:,} stored, {BURST - rows:,} dropped "
+            f"({BURST / elapsed:,.0f} spans/s; goal 0 dropped)"
+        )
         logging.getLogger("opentelemetry").setLevel(logging.ERROR)  # "Queue full" per span
         rows_default, _ = _burst(tmp, 2048)
-        print(f"  same burst with the SDK's default queue (2,048): {BURST - rows_default:,} "
-              "dropped")  # fmt: skip
+        print(
+            f"  same burst with the SDK's default queue (2,048): {BURST - rows_default:,} dropped"
+        )
 
         for label, (with_index, without) in _queries(tmp).items():
             ratio = with_index / without
             verdict = "ok" if ratio <= 0.01 else "over goal"
-            print(f"  {label} of {DB_SPANS:,} spans: indexed {_ms(with_index)}, "
-                  f"no index {_ms(without)} -> 1/{without / with_index:,.0f} "
-                  f"(goal <= 1/100: {verdict})")  # fmt: skip
+            print(
+                f"  {label} of {DB_SPANS:,} spans: indexed {_ms(with_index)}, "
+                f"no index {_ms(without)} -> 1/{without / with_index:,.0f} "
+                f"(goal <= 1/100: {verdict})"
+            )
     finally:
         if old_data is None:
             os.environ.pop("XDG_DATA_HOME", None)

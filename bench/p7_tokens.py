@@ -1,6 +1,6 @@
 """P7: prompt size per request over a long conversation, against a configured budget.
 
-200 scripted turns through run_turn with the real history processors: each turn the model
+200 scripted turns of one ChatSession with the real history processors: each turn the model
 calls a tool that returns 8,000 characters, then answers in ~600 characters. A FunctionModel
 records every message list it is sent; the summariser is a FunctionModel too.
 
@@ -35,8 +35,8 @@ from co_tui.agent import build_agent
 from co_tui.config import Settings
 from co_tui.deps import create_deps
 from co_tui.history import approx_tokens, current_turn_start
-from co_tui.orchestrator import NullFrontend, run_turn
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+from co_tui.session import ChatSession
 
 TURNS = 200
 TOOL_OUTPUT = ("log line with some detail " * 4 + "\n") * 76  # ~8,000 characters
@@ -65,9 +65,12 @@ def summarise(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 
 async def run(settings: Settings) -> tuple[Recorder, list[ModelMessage]]:
     rec = Recorder()
-    bundle = build_agent(settings, model=FunctionModel(stream_function=rec.stream),
-                         instructions="You read logs.",
-                         summarizer=FunctionModel(function=summarise))  # fmt: skip
+    bundle = build_agent(
+        settings,
+        model=FunctionModel(stream_function=rec.stream),
+        instructions="You read logs.",
+        summarizer=FunctionModel(function=summarise),
+    )
 
     @bundle.agent.tool_plain
     def read_log(name: str) -> str:
@@ -77,15 +80,15 @@ async def run(settings: Settings) -> tuple[Recorder, list[ModelMessage]]:
     with tempfile.TemporaryDirectory() as tmp:
         choice = SandboxChoice(SubprocessSandbox(Path(tmp)), "bench")
         deps = create_deps(settings, Path(tmp), sandbox_choice=choice)
-        history: list[ModelMessage] = []
+        session = ChatSession(settings, record=False, bundle=bundle, deps=deps)
+        session.build()
         for n in range(TURNS):
             rec.turn = n
             prompt = f"Turn {n}: what does the log of service-{n} say? " + "Be thorough. " * 10
-            result = await run_turn(bundle.agent, prompt, deps=deps, history=history,
-                                    frontend=NullFrontend())  # fmt: skip
+            result = await session.run(prompt)
             assert result.ok, result.error
-            history = result.messages
-    return rec, history
+        await session.aclose()
+    return rec, session.history
 
 
 def main() -> None:
@@ -98,11 +101,13 @@ def main() -> None:
     worst = max(sizes)
     # Without processors every turn would stay whole: its first request plus the answer.
     unbounded = (approx_tokens(rec.requests[1]) + len(ANSWER) // 4) * TURNS
-    print(f"P7 prompt tokens per request after {TURNS} turns: largest {worst:,}, mean "
-          f"{sum(sizes) // len(sizes):,}, messages <= {max(len(m) for m in late)}; budget "
-          f"{budget:,} (max_history_messages={settings.max_history_messages}, "
-          f"tool_output_trim_chars={settings.tool_output_trim_chars}); ratio "
-          f"{worst / budget:.2f}x (goal <= 1x)")  # fmt: skip
+    print(
+        f"P7 prompt tokens per request after {TURNS} turns: largest {worst:,}, mean "
+        f"{sum(sizes) // len(sizes):,}, messages <= {max(len(m) for m in late)}; budget "
+        f"{budget:,} (max_history_messages={settings.max_history_messages}, "
+        f"tool_output_trim_chars={settings.tool_output_trim_chars}); ratio "
+        f"{worst / budget:.2f}x (goal <= 1x)"
+    )
     print(
         f"P7 without history processors the last request would be ~{unbounded:,} tokens "
         f"({unbounded / budget:.1f}x the budget); stored history now {len(history)} messages"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.config import SettingsError, load_settings, user_settings_path
+from co_tui.config import SettingsError, user_settings_path
+from co_tui.trust import load_settings
 
 CLI = [str(Path(sys.executable).parent / "co-tui")]
 
@@ -110,3 +111,102 @@ def test_project_layer_widens_nothing_until_the_project_is_trusted(tmp_path: Pat
     assert s.auto_confirm is False  # widens: held back (co_tui.trust)
     assert s.shell_safe_commands == ["ls"]  # rm held back, dropping cat narrows: applies
     assert s.tool_retries == 1  # widens nothing: applies
+
+
+def test_objects_merge_key_by_key_across_user_and_project(tmp_path: Path) -> None:
+    write(user_settings_path(), {"web_policy": {"search": "ask"}})
+    write(tmp_path / ".co-tui" / "settings.json", {"web_policy": {"fetch": "deny"}})
+    s = load_settings(tmp_path, env={})
+    assert (s.web_policy.search, s.web_policy.fetch) == ("ask", "deny")
+
+
+def test_environment_beats_the_files_key_by_key(tmp_path: Path) -> None:
+    write(user_settings_path(), {"web_policy": {"search": "ask"}, "tool_retries": 5})
+    write(tmp_path / ".co-tui" / "settings.json", {"web_policy": {"fetch": "deny"}})
+    env = {"CO_TUI_WEB_POLICY": '{"search": "deny"}', "CO_TUI_TOOL_RETRIES": "1"}
+    s = load_settings(tmp_path, env=env)
+    assert (s.web_policy.search, s.web_policy.fetch) == ("deny", "deny")
+    assert s.tool_retries == 1
+
+
+def test_lists_replace_rather_than_add_up(tmp_path: Path) -> None:
+    write(user_settings_path(), {"web_fetch_blocked_domains": ["a.example"]})
+    write(tmp_path / ".co-tui" / "settings.json", {"web_fetch_blocked_domains": ["b.example"]})
+    env = {"CO_TUI_WEB_FETCH_BLOCKED_DOMAINS": "c.example, d.example"}
+    assert load_settings(tmp_path, env={}).web_fetch_blocked_domains == [
+        "b.example",
+        "a.example",  # the project dropped it: that widens, so it stays until trusted
+    ]
+    assert load_settings(tmp_path, env=env).web_fetch_blocked_domains == [
+        "c.example",
+        "d.example",
+    ]
+
+
+def test_untrusted_project_keeps_what_narrows_within_an_object(tmp_path: Path) -> None:
+    write(user_settings_path(), {"web_policy": {"search": "ask"}})
+    project = {"web_policy": {"search": "allow", "fetch": "deny"}}
+    write(tmp_path / ".co-tui" / "settings.json", project)
+    s = load_settings(tmp_path, env={"CO_TUI_WEB_POLICY": '{"fetch": "ask"}'})
+    assert (s.web_policy.search, s.web_policy.fetch) == ("ask", "ask")
+
+
+def test_legacy_environment_names_are_aliases(tmp_path: Path) -> None:
+    s = load_settings(tmp_path, env={"GEMINI_API_KEY": "gm-legacy", "LLM_PROVIDER": "gemini"})
+    assert s.gemini_api_key is not None
+    assert (s.gemini_api_key.get_secret_value(), s.llm_provider) == ("gm-legacy", "gemini")
+    env = {"GEMINI_API_KEY": "gm-legacy", "CO_TUI_GEMINI_API_KEY": "gm-own"}
+    s = load_settings(tmp_path, env=env)
+    assert s.gemini_api_key is not None
+    assert s.gemini_api_key.get_secret_value() == "gm-own"  # the co-tui name wins
+
+
+def test_a_malformed_object_variable_names_the_variable_and_field(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError) as info:
+        load_settings(tmp_path, env={"CO_TUI_WEB_POLICY": '{"fetch": "sometimes"}'})
+    assert str(info.value).startswith(
+        "settings error: environment variable CO_TUI_WEB_POLICY: field 'web_policy.fetch':"
+    )
+
+
+def test_secrets_stay_out_of_repr(tmp_path: Path) -> None:
+    server = {"command": "srv", "env": {"TOKEN": "mcp-secret-value"}}
+    write(user_settings_path(), {"slack_bot_token": "xoxb-secret", "mcp_servers": {"m": server}})
+    s = load_settings(tmp_path, env={"OPENAI_API_KEY": "sk-secret"})
+    for shown in (repr(s), str(s)):
+        assert not any(v in shown for v in ("xoxb-secret", "sk-secret", "mcp-secret-value"))
+    assert sorted(s.secret_values()) == ["mcp-secret-value", "sk-secret", "xoxb-secret"]
+
+
+def test_each_file_is_validated_on_its_own(tmp_path: Path) -> None:
+    user = write(user_settings_path(), {"web_policy": {"fetch": "sometimes"}})
+    write(tmp_path / ".co-tui" / "settings.json", {"web_policy": {"fetch": "deny"}})
+    with pytest.raises(SettingsError) as info:
+        load_settings(tmp_path, env={})
+    message = str(info.value)
+    assert message.startswith(f"settings error: {user}: field 'web_policy.fetch':")
+    assert "\n" not in message
+
+
+def test_an_invalid_project_value_names_the_project_file_and_field(tmp_path: Path) -> None:
+    write(user_settings_path(), {"web_policy": {"search": "ask"}})
+    project = write(tmp_path / ".co-tui" / "settings.json", {"web_policy": {"fetch": "nope"}})
+    with pytest.raises(SettingsError) as info:
+        load_settings(tmp_path, env={})
+    message = str(info.value)
+    assert message.startswith(f"settings error: {project}: field 'web_policy.fetch':")
+    assert "'nope'" in message and "\n" not in message
+
+
+def test_environment_names_are_not_settings_json_keys(tmp_path: Path) -> None:
+    path = write(tmp_path / ".co-tui" / "settings.json", {"GEMINI_API_KEY": "gm-x"})
+    with pytest.raises(SettingsError) as info:
+        load_settings(tmp_path, env={})
+    assert str(info.value) == f"settings error: {path}: field 'GEMINI_API_KEY': unknown setting"
+
+
+def test_a_secret_is_not_echoed_in_an_error(tmp_path: Path) -> None:
+    path = write(user_settings_path(), {"openai_api_key": 123456789})
+    with pytest.raises(SettingsError) as info:
+        load_settings(tmp_path, env={})
+    assert str(path) in str(info.value) and "123456789" not in str(info.value)

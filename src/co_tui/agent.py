@@ -1,4 +1,5 @@
-"""build_agent(): the model, the tools and their approval classes, the instructions.
+"""build_agent(): the model, the tools (each asks first or not per its spec, tools/specs.py),
+the instructions.
 
 Untrusted tool results reach the model fenced (FenceUntrusted, after the history
 processors); outbound web tools wait for approval when the egress guard says so.
@@ -6,8 +7,7 @@ processors); outbound web tools wait for approval when the egress guard says so.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic_ai import Agent, DeferredToolRequests
@@ -22,50 +22,49 @@ from co_tui.llm import ResolvedModel, resolve_model
 from co_tui.orchestrator.egress_session import session_table
 from co_tui.orchestrator.fence import FenceUntrusted
 from co_tui.prompts import agent_instructions
-from co_tui.skills.tool import SOURCE as SKILLS_SOURCE
 from co_tui.skills.tool import load_skill, register_skills
-from co_tui.tools import google_calendar, google_drive, google_gmail, memory, obsidian, slack
+from co_tui.tools.catalog import FUNCTION_TOOLS
 from co_tui.tools.delegate import delegate
-from co_tui.tools.shell import run_shell_command
-from co_tui.tools.web import web_tool_sources, web_toolset
+from co_tui.tools.spec import ToolSpec
+from co_tui.tools.specs import BUILTIN_SPECS
+from co_tui.tools.web import web_tool_specs, web_toolset
 
-ToolFunc = Callable[..., Any]
-
-# Tools with side effects: every call waits for the user's decision.
-SIDE_EFFECT_TOOLS: list[ToolFunc] = [
-    run_shell_command,
-    *google_gmail.SIDE_EFFECT_TOOLS,
-    *slack.SIDE_EFFECT_TOOLS,
-    *memory.SIDE_EFFECT_TOOLS,
-]
-# Read-only tools run without asking (unless all_approval, used by evals).
-READ_ONLY_TOOLS: list[ToolFunc] = [
-    *google_drive.READ_ONLY_TOOLS,
-    *google_gmail.READ_ONLY_TOOLS,
-    *google_calendar.READ_ONLY_TOOLS,
-    *slack.READ_ONLY_TOOLS,
-    *obsidian.READ_ONLY_TOOLS,
-    *memory.READ_ONLY_TOOLS,
-    delegate,  # sub-agents get read-only tools only (subagents.py)
-]
+# The function tools build_agent registers itself, each with its spec's approval; sub-agents
+# get the read-only ones (tools/catalog.py) and never delegate.
+AGENT_TOOLS = (*FUNCTION_TOOLS, delegate)
 
 
-def builtin_tool_sources(settings: Settings) -> dict[str, str]:
-    """{tool name: where it comes from} of every tool build_agent registers itself, in
-    registration order (MCP servers' tools are attached later)."""
-    sources = dict.fromkeys((f.__name__ for f in SIDE_EFFECT_TOOLS), "built-in (approval)")
-    sources |= dict.fromkeys((f.__name__ for f in READ_ONLY_TOOLS), "built-in")
-    return sources | web_tool_sources(settings.web_policy) | {load_skill.__name__: SKILLS_SOURCE}
+def builtin_tool_specs(settings: Settings, *, all_approval: bool = False) -> dict[str, ToolSpec]:
+    """{tool name: spec} of every tool build_agent registers itself, in registration order
+    (MCP servers' tools are attached later). `all_approval`: every call asks (evals)."""
+    specs = {func.__name__: BUILTIN_SPECS[func.__name__] for func in AGENT_TOOLS}
+    specs |= web_tool_specs(settings.web_policy)
+    specs[load_skill.__name__] = BUILTIN_SPECS[load_skill.__name__]
+    if all_approval:
+        return {name: replace(spec, requires_approval=True) for name, spec in specs.items()}
+    return specs
 
 
 @dataclass
 class AgentBundle:
     agent: Agent[CoDeps, str | DeferredToolRequests]
     model_settings: ModelSettings | None
-    tool_names: list[str]
+    # Every tool the model is offered, in order: where it comes from, whether it asks first.
+    tool_specs: dict[str, ToolSpec]
     resolved: ResolvedModel | None = None
-    tool_sources: dict[str, str] = field(default_factory=dict)  # tool name -> where it comes from
     summarizer: Model | str | None = None  # the model /compact and the sliding window use
+
+    @property
+    def tool_names(self) -> list[str]:
+        return list(self.tool_specs)
+
+    def tools_by_source(self) -> dict[str, list[str]]:
+        """Tool names grouped by where they come from ('built-in', 'web', 'mcp:<server>',
+        …); groups and tools keep their order."""
+        groups: dict[str, list[str]] = {}
+        for spec in self.tool_specs.values():
+            groups.setdefault(spec.source, []).append(spec.name)
+        return groups
 
 
 def build_agent(
@@ -106,11 +105,9 @@ def build_agent(
         capabilities=[ProcessHistory(trim), ProcessHistory(window), FenceUntrusted(session_table)],
         toolsets=[web_tools] if web_tools is not None else [],
     )
-    for func in SIDE_EFFECT_TOOLS:
-        agent.tool(func, requires_approval=True)
-    for func in READ_ONLY_TOOLS:
-        agent.tool(func, requires_approval=all_approval)
+    specs = builtin_tool_specs(settings, all_approval=all_approval)
+    for func in AGENT_TOOLS:
+        agent.tool(func, requires_approval=specs[func.__name__].requires_approval)
     # Skills: load_skill, and their list in the instructions.
     register_skills(agent, all_approval=all_approval, list_in_prompt=instructions is None)
-    sources = builtin_tool_sources(settings)
-    return AgentBundle(agent, model_settings, list(sources), resolved, sources, summarizer)
+    return AgentBundle(agent, model_settings, specs, resolved, summarizer)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from co_tui import __version__
-from co_tui.config import Settings, SettingsError, load_settings
+from co_tui.config import Settings, SettingsError
 from co_tui.sandbox.build import sandbox_app
 
 if TYPE_CHECKING:
@@ -39,6 +39,8 @@ def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
 
 
 def settings_or_exit(overrides: dict[str, Any] | None = None) -> Settings:
+    from co_tui.trust import load_settings
+
     try:
         return load_settings(Path.cwd(), overrides=overrides)
     except SettingsError as exc:
@@ -146,83 +148,45 @@ async def _headless(
     continue_: bool = False,
     resume: str | None = None,
 ) -> int:
-    from co_tui.agent import build_agent
-    from co_tui.deps import create_deps
     from co_tui.headless import HeadlessFrontend
     from co_tui.llm import ProviderError
-    from co_tui.orchestrator import run_turn
+    from co_tui.llm.local import LocalServerError, headless_progress
+    from co_tui.sandbox import SandboxUnavailable
+    from co_tui.session import ChatSession
+    from co_tui.sessions import SessionError
 
     if not prompt.strip():
         typer.echo("co-tui: the prompt is empty", err=True)
         return EXIT_USAGE
-    from co_tui.sessions import SessionError, SessionRecorder, SessionStore, open_session
-
     if resume == "":
         typer.echo("co-tui: with -p, --resume needs a session id (co-tui sessions)", err=True)
         return EXIT_USAGE
-    store = SessionStore(secrets=settings.secret_values())
+    frontend = HeadlessFrontend(output_format, approve_all=yes, verbose=verbose)  # type: ignore[arg-type]
+    session = ChatSession(settings, frontend=frontend)
     try:
-        loaded = open_session(store, Path.cwd(), continue_latest=continue_, resume=resume)
-    except SessionError as exc:
-        typer.echo(f"co-tui: {exc}", err=True)
-        return EXIT_ERROR
-    from co_tui.sandbox import SandboxUnavailable
-
-    try:  # before anything starts: a configured sandbox that does not work stops here
-        deps = create_deps(settings, session_id=loaded.info.id if loaded else None)
-    except SandboxUnavailable as exc:
-        store.close()
-        typer.echo(f"co-tui: {exc}", err=True)
-        return EXIT_USAGE
-    try:
-        bundle = build_agent(settings)
-    except ProviderError as exc:
-        typer.echo(f"co-tui: {exc}", err=True)
-        return EXIT_ERROR
-    from co_tui.telemetry import setup_telemetry
-
-    setup_telemetry(settings)  # spans to the local database (unless switched off); flushed at exit
-    if bundle.resolved is not None and bundle.resolved.provider == "local":
-        from co_tui.llm.local import LocalServerError, ensure_local_started, headless_progress
-
         try:
-            await ensure_local_started(bundle.resolved.model, headless_progress(sys.stderr))
-        except LocalServerError as exc:
+            session.open_stored(continue_latest=continue_, resume=resume, ask_pending=False)
+        except SessionError as exc:
             typer.echo(f"co-tui: {exc}", err=True)
             return EXIT_ERROR
-    recorder = (
-        SessionRecorder.resume(store, loaded) if loaded else SessionRecorder(store, deps.session_id)
-    )
-    recorder.model = bundle.resolved.label if bundle.resolved else settings.model
-    recorder.begin_turn(prompt)
-    from co_tui.mcp import MCP_CONNECTION_KEY, attach_mcp, connect_mcp_servers
-
-    mcp = await connect_mcp_servers(settings, deps.workspace)
-    for failure in mcp.failures:
-        typer.echo(f"co-tui: MCP server '{failure.server}': {failure.message}", err=True)
-    attach_mcp(bundle, mcp)
-    deps.extra[MCP_CONNECTION_KEY] = mcp
-    frontend = HeadlessFrontend(output_format, approve_all=yes, verbose=verbose)  # type: ignore[arg-type]
-    try:
-        result = await run_turn(
-            bundle.agent,
-            prompt,
-            deps=deps,
-            history=loaded.history_without_pending() if loaded else [],
-            frontend=frontend,
-            model_settings=bundle.model_settings,
-            request_limit=settings.max_request_limit,
-            http_retries=settings.model_http_retries,
-            on_checkpoint=recorder.checkpoint,
-        )
+        try:  # before anything starts: a configured sandbox that does not work stops here
+            await session.start(headless_progress(sys.stderr))
+        except SandboxUnavailable as exc:
+            typer.echo(f"co-tui: {exc}", err=True)
+            return EXIT_USAGE
+        except (ProviderError, LocalServerError) as exc:
+            typer.echo(f"co-tui: {exc}", err=True)
+            return EXIT_ERROR
+        if session.mcp is not None:
+            for failure in session.mcp.failures:
+                typer.echo(f"co-tui: MCP server '{failure.server}': {failure.message}", err=True)
+        result = await session.run(prompt)
     finally:
-        store.close()
-        await mcp.aclose()
-        await deps.sandbox.cleanup()
-    label = bundle.resolved.label if bundle.resolved else settings.model
+        await session.aclose()
+    label = session.model_label()
     if output_format == "json":
         summary = frontend.summary(
-            deps.session_id,
+            session.session_id,
             output=result.output,
             interrupted=result.interrupted,
             error=result.error,

@@ -3,7 +3,9 @@
 A handler gets a `CommandContext` and the text after the command name. It returns None
 (display only, history unchanged) or a new history list for the session to rebind
 (`/clear` returns []). Output goes through `ctx.show`, which takes a Rich renderable or a
-Markdown string, so this module knows nothing of the UI that shows it.
+Markdown string, so this module knows nothing of the UI that shows it. What a front does
+not have (the span viewer, the session browser) is a `CommandContext` default that raises
+`NotAvailableHere`: dispatch shows its message, saying where to find the feature instead.
 
 To add a command: write `async def _my(ctx, arg) -> list | None` and add one
 `SlashCommand` to `COMMANDS` (or call `register()` from a feature module).
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +27,22 @@ if TYPE_CHECKING:
     from co_tui.deps import CoDeps
 
 History = list[Any]  # list[ModelMessage]; kept loose so this module imports nothing heavy
+
+
+class NotAvailableHere(Exception):
+    """A feature this front does not have; the message says where to find it instead."""
+
+
+def _no_session_browser(session_id: str) -> None:
+    raise NotAvailableHere(
+        "Resume from the command line: `co-tui --continue` or `co-tui --resume [id]`."
+    )
+
+
+def _no_span_viewer(span_filter: str) -> None:
+    raise NotAvailableHere(
+        "The span viewer is part of the app (F2). Here: `co-tui traces` or `co-tui logs`."
+    )
 
 
 @dataclass
@@ -39,7 +57,10 @@ class CommandContext:
     session_tokens: int = 0
     last_answer: str = ""
     copy_to_clipboard: Callable[[str], None] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    # The front's session browser: a session id to open, or "" for the list (/resume).
+    resume_session: Callable[[str], None] = _no_session_browser
+    # The front's span viewer, with a filter (/spans).
+    open_spans: Callable[[str], None] = _no_span_viewer
 
     @property
     def agent(self) -> Any:
@@ -127,23 +148,22 @@ async def _status(ctx: CommandContext, arg: str) -> None:
     )
     rows = gather_status(ctx.settings, ctx.deps.workspace or Path.cwd(), choice)
     if ctx.settings.mcp_servers:
-        from co_tui.mcp import MCP_CONNECTION_KEY, mcp_status_rows
+        from co_tui.mcp import mcp_status_rows
 
-        rows += mcp_status_rows(ctx.settings, ctx.deps.extra.get(MCP_CONNECTION_KEY))
+        rows += mcp_status_rows(ctx.settings, ctx.deps.mcp)
     ctx.show(render_status_table(rows))
 
 
 async def _tools(ctx: CommandContext, arg: str) -> None:
     from rich.table import Table
 
-    from co_tui.mcp import list_tools_by_source
-
-    table = Table(title=f"Tools ({len(ctx.tool_names)})", title_justify="left", box=None)
+    specs = ctx.bundle.tool_specs
+    table = Table(title=f"Tools ({len(specs)})", title_justify="left", box=None)
     table.add_column("Source", style="bold", no_wrap=True)
     table.add_column("Tools (* asks for approval)")
-    for source, names in list_tools_by_source(ctx.bundle).items():
-        asks = {n for n in names if ctx.bundle.tool_sources.get(n, "").endswith("(approval)")}
-        table.add_row(source, ", ".join(f"{n}*" if n in asks else n for n in names))
+    for source, names in ctx.bundle.tools_by_source().items():
+        shown = (f"{n}*" if specs[n].requires_approval else n for n in names)
+        table.add_row(source, ", ".join(shown))
     ctx.show(table)
 
 
@@ -197,8 +217,10 @@ async def _model(ctx: CommandContext, arg: str) -> None:
     provider = resolved.provider if resolved else ""
     setting = SWITCHABLE.get(provider)
     if setting is None or ctx.replace_bundle is None:
-        ctx.show(f"Switching is supported for ollama and openai-compatible providers, "
-                 f"not for `{provider or label}`. Change the settings and restart.")  # fmt: skip
+        ctx.show(
+            f"Switching is supported for ollama and openai-compatible providers, "
+            f"not for `{provider or label}`. Change the settings and restart."
+        )
         return
     from co_tui.agent import build_agent
     from co_tui.llm import ProviderError
@@ -209,10 +231,10 @@ async def _model(ctx: CommandContext, arg: str) -> None:
     except ProviderError as exc:
         ctx.show(f"Cannot switch to `{name}`: {exc}")
         return
-    from co_tui.mcp import MCP_CONNECTION_KEY, attach_mcp
+    from co_tui.mcp import attach_mcp
 
-    if (mcp := ctx.deps.extra.get(MCP_CONNECTION_KEY)) is not None:
-        attach_mcp(bundle, mcp)  # the session's MCP servers stay connected across /model
+    if ctx.deps.mcp is not None:
+        attach_mcp(bundle, ctx.deps.mcp)  # the session's MCP servers stay connected across /model
     ctx.replace_bundle(bundle, new_settings)
     new_label = bundle.resolved.label if bundle.resolved else name
     ctx.show(f"Model switched to `{new_label}`.")
@@ -274,19 +296,11 @@ async def _compact(ctx: CommandContext, arg: str) -> History | None:
 
 
 async def _resume(ctx: CommandContext, arg: str) -> None:
-    opener = ctx.extra.get("resume_session")  # the app's: a session id, or "" for the list
-    if opener is None:
-        ctx.show("Resume from the command line: `co-tui --continue` or `co-tui --resume [id]`.")
-        return
-    opener(arg.strip())
+    ctx.resume_session(arg.strip())
 
 
 async def _spans(ctx: CommandContext, arg: str) -> None:
-    opener = ctx.extra.get("open_spans")
-    if opener is None:
-        ctx.show("The span viewer is part of the app (F2). Here: `co-tui traces` or `co-tui logs`.")
-        return
-    opener(arg)
+    ctx.open_spans(arg)
 
 
 async def _permissions(ctx: CommandContext, arg: str) -> None:
@@ -370,5 +384,9 @@ async def dispatch(ctx: CommandContext, text: str) -> DispatchResult:
         close = suggest(name)
         hint = f"Unknown command /{name}." + (f" Did you mean /{close}?" if close else "")
         return DispatchResult(False, None, hint + " Type /help for the list.")
-    history = await command.handler(ctx, arg)
+    try:
+        history = await command.handler(ctx, arg)
+    except NotAvailableHere as exc:
+        ctx.show(str(exc))
+        return DispatchResult(True)
     return DispatchResult(True, history)

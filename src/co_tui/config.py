@@ -1,12 +1,20 @@
-"""Settings: defaults < user settings.json < project .co-tui/settings.json < environment.
+"""Settings: defaults < user settings.json < project .co-tui/settings.json < environment
+(< command line).
 
-Every layer is validated on its own so that an error names the file (or the environment
-variable) it came from, the field, and what was expected. `load_settings` raises
-`SettingsError` with a one-line message; the CLI prints it and exits. Never a traceback.
+`Settings` is a pydantic-settings `BaseSettings`; each layer is a settings source
+(`SettingsLayer`: `SettingsFileSource` for the two files, `EnvironmentSource`). Objects merge
+key by key across the layers, nested ones included: a project's
+`{"web_policy": {"fetch": "deny"}}` keeps the user's `"search"`. Lists and plain values
+replace.
 
-The project layer comes from the working directory, which the sandbox can write: what it
-would widen (start processes, approve, reach hosts, redirect data) applies only once the user
-trusts the project (co_tui.trust). `read_layers` and `merge_layers` are the pieces it uses.
+Every layer is validated on its own as it is read, so an error names the file (or the
+environment variable) it came from, the field, and what was expected. `SettingsError` has a
+one-line message; the CLI prints it and exits. Never a traceback.
+
+`Settings(...)` is the defaults and its keyword arguments: it reads no file and no environment
+variable. The layers come in through `read_layers` and `merge_layers`, which co_tui.trust uses
+(`co_tui.trust.load_settings`): the project layer comes from the working directory, which the
+sandbox can write, and what it would widen applies only once the user trusts the project.
 """
 
 from __future__ import annotations
@@ -15,20 +23,31 @@ import difflib
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 import platformdirs
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
-from pydantic_core import PydanticCustomError
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+)
+from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from co_tui.permissions.rules import RuleError, parse_rule
 
 APP_NAME = "co-tui"
 PROJECT_DIR_NAME = ".co-tui"
 SETTINGS_FILE_NAME = "settings.json"
+ENV_PREFIX = "CO_TUI_"
 
 
 def user_config_dir() -> Path:
@@ -43,6 +62,8 @@ class SettingsError(Exception):
     """A settings file or value is malformed. The message is one line, ready to print."""
 
 
+# Mutable defaults are written as values: pydantic copies them for every instance, and a
+# default_factory costs an inspect.signature() of it when the class is made (start-up time).
 class WebPolicy(BaseModel):
     model_config = ConfigDict(extra="forbid")
     search: Literal["allow", "ask", "deny"] = "allow"
@@ -52,8 +73,8 @@ class WebPolicy(BaseModel):
 class MCPServerConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     command: str
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    args: list[str] = []
+    env: dict[str, str] = Field(default={}, repr=False)  # may hold secrets
     approval: Literal["auto", "never"] = "auto"
     # The server sends nothing off this machine: its calls are not outbound for the egress
     # guard (its results still count as untrusted).
@@ -76,9 +97,9 @@ class Permissions(BaseModel):
     """Permission rules (grammar in permissions/rules.py): deny wins, then ask, then allow."""
 
     model_config = ConfigDict(extra="forbid")
-    allow: list[PermissionRuleText] = Field(default_factory=list)
-    ask: list[PermissionRuleText] = Field(default_factory=list)
-    deny: list[PermissionRuleText] = Field(default_factory=list)
+    allow: list[PermissionRuleText] = []
+    ask: list[PermissionRuleText] = []
+    deny: list[PermissionRuleText] = []
 
 
 # Run without asking (only in an isolating sandbox, read-only) when the arguments pass the
@@ -110,20 +131,41 @@ DEFAULT_SAFE_COMMANDS = [
 ]
 
 
-class Settings(BaseModel):
-    """Every setting co-tui reads. Field names are the keys of settings.json."""
+# The layers `merge_layers` is building Settings from, highest precedence first.
+_merging: ContextVar[tuple[SettingsLayer, ...]] = ContextVar("co_tui_settings_layers", default=())
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+class Settings(BaseSettings):
+    """Every setting co-tui reads. Field names are the keys of settings.json; a validation
+    alias is an environment variable other tools share (besides CO_TUI_<FIELD>)."""
+
+    model_config = SettingsConfigDict(
+        extra="forbid",
+        validate_assignment=True,
+        validate_by_name=True,
+        env_prefix=ENV_PREFIX,
+    )
 
     # --- LLM ---
-    llm_provider: str = ""  # "" = automatic: gemini when a key is set, else the local model
+    # "" = automatic: gemini when a key is set, else the local model
+    llm_provider: str = Field(default="", validation_alias=AliasChoices("LLM_PROVIDER"))
     model: str = ""  # any pydantic-ai model string; overrides llm_provider ("test" = TestModel)
-    gemini_api_key: str | None = None
-    gemini_model: str = "gemini-2.5-flash"
-    ollama_host: str = "http://localhost:11434"
-    ollama_model: str = "qwen3:4b"
-    openai_base_url: str | None = None
-    openai_api_key: str | None = None
+    gemini_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("GEMINI_API_KEY")
+    )
+    gemini_model: str = Field(
+        default="gemini-2.5-flash", validation_alias=AliasChoices("GEMINI_MODEL")
+    )
+    ollama_host: str = Field(
+        default="http://localhost:11434", validation_alias=AliasChoices("OLLAMA_HOST")
+    )
+    ollama_model: str = Field(default="qwen3:4b", validation_alias=AliasChoices("OLLAMA_MODEL"))
+    openai_base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_BASE_URL")
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_API_KEY")
+    )
     openai_model: str = "gpt-4o-mini"
     local_model_path: str | None = None
     local_n_ctx: int = Field(default=4096, ge=512)
@@ -150,23 +192,31 @@ class Settings(BaseModel):
     sandbox_network: Literal["none", "bridge"] = "none"
     sandbox_mem_limit: str = "1g"
     sandbox_cpus: float = Field(default=1, gt=0)
-    shell_safe_commands: list[str] = Field(default_factory=lambda: list(DEFAULT_SAFE_COMMANDS))
+    shell_safe_commands: list[str] = list(DEFAULT_SAFE_COMMANDS)
     shell_output_limit: int = Field(default=100_000, ge=1000)
-    permissions: Permissions = Field(default_factory=Permissions)
+    permissions: Permissions = Permissions()
 
     # --- Integrations ---
-    obsidian_vault_path: str | None = None
-    slack_bot_token: str | None = None
-    google_credentials_path: str | None = None
-    brave_search_api_key: str | None = None
-    web_policy: WebPolicy = Field(default_factory=WebPolicy)
-    web_fetch_allowed_domains: list[str] = Field(default_factory=list)
-    web_fetch_blocked_domains: list[str] = Field(default_factory=list)
+    obsidian_vault_path: str | None = Field(
+        default=None, validation_alias=AliasChoices("OBSIDIAN_VAULT_PATH")
+    )
+    slack_bot_token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN")
+    )
+    google_credentials_path: str | None = Field(
+        default=None, validation_alias=AliasChoices("GOOGLE_CREDENTIALS_PATH")
+    )
+    brave_search_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("BRAVE_SEARCH_API_KEY")
+    )
+    web_policy: WebPolicy = WebPolicy()
+    web_fetch_allowed_domains: list[str] = []
+    web_fetch_blocked_domains: list[str] = []
     # Exact host names / IP literals web_fetch may reach at loopback, private or link-local
     # addresses (every other host is refused there, also via redirects and DNS).
-    web_fetch_private_hosts: list[str] = Field(default_factory=list)
+    web_fetch_private_hosts: list[str] = []
     brave_search_base_url: str = "https://api.search.brave.com/res/v1"
-    mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict)
+    mcp_servers: dict[str, MCPServerConfig] = {}
 
     # --- Memory ---
     memory_max_count: int = Field(default=200, ge=1)
@@ -179,44 +229,123 @@ class Settings(BaseModel):
     theme: str = "textual-dark"
     telemetry_enabled: bool = True
 
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Keyword arguments, then the layers `merge_layers` is merging (command line,
+        environment, project file, user file), then the defaults. Outside `merge_layers` no
+        file and no environment variable is read: which layers apply is co_tui.trust's call."""
+        return (init_settings, *_merging.get())
+
     def secret_values(self) -> list[str]:
         """Every configured secret, for redaction."""
         values = [
-            self.gemini_api_key,
-            self.openai_api_key,
-            self.slack_bot_token,
-            self.brave_search_api_key,
+            value.get_secret_value()
+            for name in type(self).model_fields
+            if isinstance(value := getattr(self, name), SecretStr)
         ]
         for server in self.mcp_servers.values():
             values.extend(server.env.values())
-        return [v for v in values if v and len(v) >= 4]
+        return [v for v in values if len(v) >= 4]
 
 
-# Environment variables that keep the names other tools use; everything else is CO_TUI_<FIELD>.
-ENV_NAMES: dict[str, str] = {
-    "llm_provider": "LLM_PROVIDER",
-    "gemini_api_key": "GEMINI_API_KEY",
-    "gemini_model": "GEMINI_MODEL",
-    "ollama_host": "OLLAMA_HOST",
-    "ollama_model": "OLLAMA_MODEL",
-    "openai_base_url": "OPENAI_BASE_URL",
-    "openai_api_key": "OPENAI_API_KEY",
-    "obsidian_vault_path": "OBSIDIAN_VAULT_PATH",
-    "slack_bot_token": "SLACK_BOT_TOKEN",
-    "google_credentials_path": "GOOGLE_CREDENTIALS_PATH",
-    "brave_search_api_key": "BRAVE_SEARCH_API_KEY",
-}
+def project_settings_path(cwd: Path) -> Path:
+    return cwd / PROJECT_DIR_NAME / SETTINGS_FILE_NAME
 
 
-def env_name(field: str) -> str:
-    return ENV_NAMES.get(field, f"CO_TUI_{field.upper()}")
+def user_settings_path() -> Path:
+    return user_config_dir() / SETTINGS_FILE_NAME
 
 
-def _env_value(field: str, raw: str) -> Any:
-    """Environment values are strings; structured fields accept JSON, lists also a, b, c."""
-    annotation = str(Settings.model_fields[field].annotation)
-    structured = any(t in annotation for t in ("list", "dict", "WebPolicy"))
-    if not structured:
+def env_names(field: str) -> list[str]:
+    """The environment variables a setting is read from, the first one set winning:
+    CO_TUI_<FIELD>, then the name other tools share (the field's validation alias)."""
+    alias = Settings.model_fields[field].validation_alias
+    shared = alias.choices if isinstance(alias, AliasChoices) else []
+    own = f"{Settings.model_config['env_prefix']}{field.upper()}"
+    return [own, *(name for name in shared if isinstance(name, str))]
+
+
+LayerKind = Literal["user", "project", "environment", "command line"]
+
+
+class SettingsLayer(PydanticBaseSettingsSource):
+    """One layer of settings as written, a pydantic-settings source. It is validated on its
+    own when made, so an error names this layer (`origin`), not the merged result."""
+
+    def __init__(
+        self,
+        kind: LayerKind,
+        origin: str,
+        values: Mapping[str, Any],
+        *,
+        sha256: str = "",
+        variables: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(Settings)
+        self.kind = kind
+        self.origin = origin  # the file, "environment" or "command line"
+        self.values = dict(values)
+        self.sha256 = sha256  # of the file's bytes, for the layers read from a file
+        self.variables = dict(variables or {})  # setting -> the environment variable it came from
+        _validate_layer(self)
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.values.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self.values)
+
+    def __repr__(self) -> str:  # the values may be secrets
+        return f"{type(self).__name__}({self.kind!r}, {self.origin!r})"
+
+    def with_values(self, values: Mapping[str, Any]) -> SettingsLayer:
+        """The same layer holding other values (validated in turn)."""
+        return SettingsLayer(
+            self.kind, self.origin, values, sha256=self.sha256, variables=self.variables
+        )
+
+
+class SettingsFileSource(SettingsLayer):
+    """A settings.json file: the user's or the project's."""
+
+    def __init__(self, kind: LayerKind, path: Path) -> None:
+        values, data = _read_json_file(path)
+        super().__init__(kind, str(path), values, sha256=hashlib.sha256(data).hexdigest())
+
+
+class EnvironmentSource(SettingsLayer):
+    """The environment variables of every setting (`env_names`); empty ones are left out."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        values: dict[str, Any] = {}
+        variables: dict[str, str] = {}
+        for field, info in Settings.model_fields.items():
+            name = next((n for n in env_names(field) if environ.get(n)), None)
+            if name is not None:
+                variables[field] = name
+                values[field] = _env_value(info, name, environ[name])
+        super().__init__("environment", "environment", values, variables=variables)
+
+
+def _structured(info: FieldInfo) -> type | None:
+    """list or dict for a setting whose value is a list or an object, else None."""
+    origin = get_origin(info.annotation) or info.annotation
+    if origin in (list, dict):
+        return origin
+    return dict if isinstance(origin, type) and issubclass(origin, BaseModel) else None
+
+
+def _env_value(info: FieldInfo, name: str, raw: str) -> Any:
+    """Environment values are strings; structured settings accept JSON, lists also a, b, c."""
+    structure = _structured(info)
+    if structure is None:
         return raw
     stripped = raw.strip()
     if stripped.startswith(("[", "{")):
@@ -224,10 +353,10 @@ def _env_value(field: str, raw: str) -> Any:
             return json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise SettingsError(
-                f"settings error: environment variable {env_name(field)}: "
+                f"settings error: environment variable {name}: "
                 f"invalid JSON ({exc.msg} at column {exc.colno})"
             ) from None
-    if "list" in annotation:
+    if structure is list:
         return [part.strip() for part in stripped.split(",") if part.strip()]
     return raw
 
@@ -259,57 +388,49 @@ def _read_json_file(path: Path) -> tuple[dict[str, Any], bytes]:
     return parsed, data
 
 
-def _describe_error(err: Mapping[str, Any]) -> tuple[str, str]:
-    loc = ".".join(str(part) for part in err.get("loc", ()))
-    msg = str(err.get("msg", "invalid value"))
-    if err.get("type") == "extra_forbidden":
-        top = str(err["loc"][0]) if err.get("loc") else loc
-        close = difflib.get_close_matches(top, list(Settings.model_fields), n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close and len(err["loc"]) == 1 else ""
-        return loc, f"unknown setting{hint}"
+def _unknown_setting(loc: tuple[str | int, ...]) -> str:
+    close = difflib.get_close_matches(str(loc[0]), list(Settings.model_fields), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close and len(loc) == 1 else ""
+    return f"unknown setting{hint}"
+
+
+def _is_secret(field: str) -> bool:
+    info = Settings.model_fields.get(field)
+    return info is not None and SecretStr in get_args(info.annotation)
+
+
+def _describe_error(err: ErrorDetails) -> str:
+    loc = err["loc"]
+    if err["type"] == "extra_forbidden":
+        return _unknown_setting(loc)
+    msg = err["msg"]
     given = err.get("input")
-    if given is not None and not isinstance(given, dict | list):
-        msg = f"{msg[0].lower()}{msg[1:]}, got {given!r}"
-    return loc, msg
+    if given is None or isinstance(given, dict | list):
+        return msg
+    msg = f"{msg[0].lower()}{msg[1:]}"
+    return msg if loc and _is_secret(str(loc[0])) else f"{msg}, got {given!r}"
 
 
-def _validate_layer(merged: dict[str, Any], source: str, layer_keys: set[str]) -> Settings:
+def _layer_error(layer: SettingsLayer, loc: tuple[str | int, ...], msg: str) -> SettingsError:
+    variable = layer.variables.get(str(loc[0])) if loc else None
+    where = f"environment variable {variable}" if variable else layer.origin
+    # A variable names its setting; a field inside the setting still needs naming.
+    named = len(loc) > (1 if variable else 0)
+    label = f" field '{'.'.join(str(part) for part in loc)}':" if named else ""
+    return SettingsError(f"settings error: {where}:{label} {msg}")
+
+
+def _validate_layer(layer: SettingsLayer) -> None:
+    """Raise SettingsError naming the layer and the field when the layer, alone, is invalid."""
+    # Only field names are keys: the aliases Settings accepts are environment names.
+    unknown = [key for key in layer.values if key not in Settings.model_fields]
+    if unknown:
+        raise _layer_error(layer, (unknown[0],), _unknown_setting((unknown[0],)))
     try:
-        return Settings.model_validate(merged)
+        Settings.model_validate(layer.values)
     except ValidationError as exc:
-        errors = exc.errors()
-        # Prefer an error in a key this layer set: that is the layer at fault.
-        ours = [e for e in errors if e.get("loc") and str(e["loc"][0]) in layer_keys]
-        err = (ours or errors)[0]
-        loc, msg = _describe_error(err)
-        where = source
-        if source == "environment" and err.get("loc"):
-            where = f"environment variable {env_name(str(err['loc'][0]))}"
-            loc_label = ""
-        else:
-            loc_label = f" field '{loc}':"
-        raise SettingsError(f"settings error: {where}:{loc_label} {msg}") from None
-
-
-def project_settings_path(cwd: Path) -> Path:
-    return cwd / PROJECT_DIR_NAME / SETTINGS_FILE_NAME
-
-
-def user_settings_path() -> Path:
-    return user_config_dir() / SETTINGS_FILE_NAME
-
-
-LayerKind = Literal["user", "project", "environment", "command line"]
-
-
-@dataclass(frozen=True)
-class SettingsLayer:
-    """One source of settings, as written. `source` names it in error messages."""
-
-    kind: LayerKind
-    source: str  # the file, "environment" or "command line"
-    values: dict[str, Any]
-    sha256: str = ""  # of the file's bytes, for the layers read from a file
+        err = exc.errors()[0]
+        raise _layer_error(layer, err["loc"], _describe_error(err)) from None
 
 
 def read_layers(
@@ -317,50 +438,33 @@ def read_layers(
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> list[SettingsLayer]:
-    """Every layer that is present, lowest precedence first (nothing validated yet)."""
-    env = os.environ if env is None else env
+    """Every layer that is present, lowest precedence first, each one validated on its own.
+    Raises SettingsError."""
     layers: list[SettingsLayer] = []
     files: tuple[tuple[LayerKind, Path], ...] = (
         ("user", user_settings_path()),
         ("project", project_settings_path(cwd)),
     )
-    for kind, path in files:
-        if path.is_file():
-            values, data = _read_json_file(path)
-            digest = hashlib.sha256(data).hexdigest()
-            layers.append(SettingsLayer(kind, str(path), values, digest))
-    env_layer = {
-        field: _env_value(field, env[env_name(field)])
-        for field in Settings.model_fields
-        if env.get(env_name(field)) not in (None, "")
-    }
-    if env_layer:
-        layers.append(SettingsLayer("environment", "environment", env_layer))
+    layers += [SettingsFileSource(kind, path) for kind, path in files if path.is_file()]
+    environment = EnvironmentSource(os.environ if env is None else env)
+    if environment.values:
+        layers.append(environment)
     given = {k: v for k, v in (overrides or {}).items() if v is not None}
     if given:
         layers.append(SettingsLayer("command line", "command line", given))
     return layers
 
 
-def merge_layers(layers: Iterable[SettingsLayer]) -> Settings:
-    """Later layers replace earlier ones key by key; each is validated as it is added, so an
-    error names the layer at fault."""
-    merged: dict[str, Any] = {}
-    settings = Settings()
-    for layer in layers:
-        merged |= layer.values
-        settings = _validate_layer(merged, layer.source, set(layer.values))
-    return settings
-
-
-def load_settings(
-    cwd: Path | None = None,
-    env: Mapping[str, str] | None = None,
-    overrides: Mapping[str, Any] | None = None,
-) -> Settings:
-    """Build Settings from every layer, the project's only as far as the user trusts it
-    (co_tui.trust.load_project_settings has the details); raises SettingsError with a
-    one-line message."""
-    from co_tui.trust import load_project_settings
-
-    return load_project_settings(cwd or Path.cwd(), env=env, overrides=overrides).settings
+def merge_layers(layers: Sequence[SettingsLayer]) -> Settings:
+    """Settings from `layers` (lowest precedence first) over the defaults: each later layer
+    wins key by key, within nested objects too. Raises SettingsError."""
+    token = _merging.set(tuple(reversed(layers)))
+    try:
+        return Settings()
+    except ValidationError as exc:  # every layer is valid alone: blame the last to set it
+        err = exc.errors()[0]
+        top = str(err["loc"][0]) if err["loc"] else ""
+        layer = next((la for la in reversed(layers) if top in la.values), layers[-1])
+        raise _layer_error(layer, err["loc"], _describe_error(err)) from None
+    finally:
+        _merging.reset(token)

@@ -1,28 +1,41 @@
 """CoDeps: the per-session runtime resources every tool receives through RunContext.
 
 One instance per chat session; mutable session state lives here, never in module globals.
+Every resource is a typed field (no dict of string keys): what a tool reads is visible
+here, and a test sets the same fields the application does.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
+from co_tui.endpoints import GoogleEndpoints, SlackEndpoints
+from co_tui.google_auth import GoogleSession
 from co_tui.memory.config import MemoryConfig
 from co_tui.permissions.ruleset import PermissionRules
 from co_tui.sandbox import SandboxChoice, SandboxProtocol, select_sandbox
 from co_tui.telemetry.tracing import traced_sandbox
+from co_tui.tools.retry import RetryPolicy
 from co_tui.web.config import WebConfig
 
 if TYPE_CHECKING:
+    from co_tui.knowledge.notes_index import NotesIndex
+    from co_tui.mcp import MCPConnection
     from co_tui.orchestrator.frontend import FrontendProtocol
 
 
 def new_session_id() -> str:
     return str(uuid.uuid4())
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 @dataclass
@@ -47,9 +60,21 @@ class CoDeps:
     web: WebConfig = field(default_factory=WebConfig)
     # The permission rules: settings.json's and the ones saved for this project.
     permissions: PermissionRules = field(default_factory=PermissionRules)
+    # Where the Google and Slack tools connect (the real services unless pointed elsewhere).
+    google: GoogleEndpoints = field(default_factory=GoogleEndpoints)
+    slack: SlackEndpoints = field(default_factory=SlackEndpoints)
+    # How the Google and Slack tools retry a transient failure (backoff, sleep).
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    # "Now" for tools that work relative to it (the calendar's time window).
+    clock: Callable[[], datetime] = field(default=utc_now, repr=False)
 
     # Mutable per-session state.
-    google_creds: Any | None = field(default=None, repr=False)
+    # The session's connected MCP servers (ChatSession.hold_mcp sets it): /status lists
+    # them and the egress guard's tool table includes their tools.
+    mcp: MCPConnection | None = field(default=None, repr=False)
+    google_session: GoogleSession = field(default_factory=GoogleSession, repr=False)
+    slack_team_url: str | None = None  # from Slack's auth.test on first use, for message links
+    notes_indexes: dict[Path, NotesIndex] = field(default_factory=dict, repr=False)  # by vault
     drive_page_tokens: dict[str, list[str]] = field(default_factory=dict)
     # tool_call_id -> the command auto-approved as read-only: the shell tool runs exactly
     # those calls in the sandbox's read-only view of the workspace.
@@ -57,7 +82,6 @@ class CoDeps:
     compact_next_request: bool = False  # set by run_turn after a context-window error
     # Set by run_turn to the turn's frontend: sub-agents (tools/delegate.py) report to it.
     frontend: FrontendProtocol | None = field(default=None, repr=False)
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def create_deps(
@@ -93,8 +117,12 @@ def create_deps(
         sandbox_max_timeout=settings.sandbox_max_timeout,
         obsidian_vault_path=Path(vault).expanduser() if vault else None,
         google_credentials_path=settings.google_credentials_path,
-        slack_bot_token=settings.slack_bot_token,
-        brave_search_api_key=settings.brave_search_api_key,
+        slack_bot_token=settings.slack_bot_token.get_secret_value()
+        if settings.slack_bot_token
+        else None,
+        brave_search_api_key=settings.brave_search_api_key.get_secret_value()
+        if settings.brave_search_api_key
+        else None,
         secret_values=settings.secret_values(),
         memory=MemoryConfig.from_settings(settings),
         web=WebConfig.from_settings(settings),

@@ -19,6 +19,9 @@ def main() -> None:
 
         cli_main()
         return
+    from co_tui.tui.idle_gc import defer_full_collections
+
+    defer_full_collections()  # the app collects when idle; start-up would trigger one
     from co_tui.config import SettingsError
     from co_tui.trust import load_project_settings
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from co_tui.config import Settings, user_config_dir
+from co_tui.endpoints import GOOGLE_TOKEN_URI
 
 if TYPE_CHECKING:
     from co_tui.deps import CoDeps
@@ -29,11 +31,6 @@ SCOPES = [
 ]
 TOKEN_FILE_NAME = "google_token.json"
 
-# CoDeps.extra keys (session state of this module).
-SOURCE_KEY = "google_creds_source"  # "file" | "token"
-SAVED_TOKEN_KEY = "google_saved_access_token"
-TOKEN_URI_KEY = "google_token_uri"  # an OAuth token endpoint override (a local test server)
-
 FileKind = Literal["authorized_user", "service_account", "client_secrets", "unknown"]
 SETUP_HINT = (
     "run `co-tui auth google` (set GOOGLE_CREDENTIALS_PATH to your OAuth client-secrets JSON "
@@ -43,6 +40,16 @@ SETUP_HINT = (
 
 class GoogleAuthError(Exception):
     """Credentials exist but cannot be used; the message says what to do."""
+
+
+@dataclass
+class GoogleSession:
+    """The session's Google sign-in (`CoDeps.google_session`), resolved on first use."""
+
+    creds: Any | None = None
+    # Where `creds` came from: only a stored token ("token") is re-saved when refreshed.
+    source: Literal["file", "token"] | None = None
+    saved_token: str | None = None  # the access token last written to the token file
 
 
 def token_path() -> Path:
@@ -90,16 +97,16 @@ def _refresh_request() -> Any:
     return Request()
 
 
-def _load_authorized_user(info: dict[str, Any], token_uri: str | None) -> Any:
+def _load_authorized_user(info: dict[str, Any], token_uri: str) -> Any:
     from google.oauth2.credentials import Credentials
 
     try:
         creds = Credentials.from_authorized_user_info(info)
     except ValueError as exc:
         raise GoogleAuthError(f"the authorized-user credentials are incomplete ({exc})") from None
-    # The library pins Google's token endpoint whatever the file says; only an explicit
-    # override (tests, a local proxy) changes it.
-    if not token_uri:
+    # The library pins Google's token endpoint whatever the file says; a configured other
+    # one (CoDeps.google: a proxy, a local server) replaces it.
+    if token_uri == creds.token_uri:
         return creds
     copy = creds.with_token_uri(token_uri)
     copy.expiry = creds.expiry  # the library's copy drops it
@@ -110,8 +117,8 @@ def load_credentials(
     credentials_path: str | None,
     *,
     stored_token: Path | None = None,
-    token_uri: str | None = None,
-) -> tuple[Any, str] | None:
+    token_uri: str = GOOGLE_TOKEN_URI,
+) -> tuple[Any, Literal["file", "token"]] | None:
     """Resolve credentials without any prompt: (credentials, source) or None.
 
     Blocking (a stored token may be refreshed over the network): call it from a thread.
@@ -151,28 +158,28 @@ def get_cached_google_creds(deps: CoDeps) -> Any | None:
 
     A miss is not cached, so signing in with `co-tui auth google` works mid-session.
     """
-    if deps.google_creds is not None:
-        return deps.google_creds
-    found = load_credentials(deps.google_credentials_path, token_uri=deps.extra.get(TOKEN_URI_KEY))
+    session = deps.google_session
+    if session.creds is not None:
+        return session.creds
+    found = load_credentials(deps.google_credentials_path, token_uri=deps.google.token_uri)
     if found is None:
         return None
     creds, source = found
-    deps.google_creds = creds
-    deps.extra[SOURCE_KEY] = source
-    deps.extra[SAVED_TOKEN_KEY] = getattr(creds, "token", None)
+    session.creds, session.source = creds, source
+    session.saved_token = getattr(creds, "token", None)
     return creds
 
 
 def persist_refreshed_token(deps: CoDeps) -> None:
     """A 401 refreshes the token inside the client library; keep the stored copy current."""
-    creds = deps.google_creds
-    if creds is None or deps.extra.get(SOURCE_KEY) != "token":
+    session = deps.google_session
+    if session.creds is None or session.source != "token":
         return
-    token = getattr(creds, "token", None)
-    if token and token != deps.extra.get(SAVED_TOKEN_KEY):
+    token = getattr(session.creds, "token", None)
+    if token and token != session.saved_token:
         with contextlib.suppress(OSError):
-            save_token(creds)
-            deps.extra[SAVED_TOKEN_KEY] = token
+            save_token(session.creds)
+            session.saved_token = token
 
 
 def run_oauth_flow(

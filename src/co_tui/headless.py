@@ -1,7 +1,7 @@
 """HeadlessFrontend: `co-tui -p "..."` for scripts and pipes.
 
 text: the answer streams to stdout; tool calls, denials and errors go to stderr.
-stream-json: one JSON object a line for every frontend event (session_id included).
+stream-json: every event of the turn as one JSON object a line (orchestrator/events.py).
 json: one object at the end with the text, usage, tool calls and denials.
 Approvals are denied unless `--yes` was given; every denial is reported. Permission rules
 apply as in the app (a deny rule denies even with `--yes`); "always allow" is never offered.
@@ -11,20 +11,11 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from dataclasses import asdict
 from typing import Any, Literal, TextIO
 
-from co_tui.orchestrator.frontend import (
-    ApprovalDecision,
-    ApprovalRecord,
-    ApprovalReply,
-    ApprovalRequest,
-    StatusInfo,
-    ToolCallInfo,
-    ToolResultInfo,
-    UsageInfo,
-)
+from co_tui.orchestrator import events as ev
+from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalReply, ApprovalRequest
 from co_tui.visible import visible
 
 OutputFormat = Literal["text", "json", "stream-json"]
@@ -48,17 +39,11 @@ class HeadlessFrontend:
         self.tool_calls: dict[str, dict[str, Any]] = {}
         self.denials: list[dict[str, Any]] = []
         self.errors: list[str] = []
-        self.usage: UsageInfo | None = None
+        self.usage: ev.Usage | None = None
         self._ended_with_newline = True
-        self.main_session: str | None = None  # the first turn's; others are sub-agents
+        self._subagents: set[str] = set()  # sessions whose TurnStart named a parent
 
     # -- output helpers --
-    def _event(self, kind: str, session_id: str, **fields: Any) -> None:
-        if self.output_format == "stream-json":
-            record = {"type": kind, "session_id": session_id, "ts": round(time.time(), 3), **fields}
-            self.out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-            self.out.flush()
-
     def _note(self, line: str) -> None:
         """One line (or block) on stderr, its hidden characters made visible: tool output,
         names, reasons and errors can carry escape sequences meant for the terminal."""
@@ -77,97 +62,57 @@ class HeadlessFrontend:
             self._ended_with_newline = text.endswith("\n")
 
     # -- FrontendProtocol --
-    def on_turn_start(self, session_id: str, prompt: str) -> None:
-        self.main_session = self.main_session or session_id
-        self._event("turn_start", session_id, prompt=prompt)
+    def emit(self, event: ev.TurnEvent) -> None:
+        if self.output_format == "stream-json":
+            self.out.write(ev.event_json(event) + "\n")
+            self.out.flush()
+        main = event.session_id not in self._subagents
+        match event:
+            case ev.TurnStart(parent_session_id=parent) if parent is not None:
+                self._subagents.add(event.session_id)
+            case ev.ThinkingDelta(content=delta) if self.verbose and self.output_format == "text":
+                self.err.write(delta)
+            case ev.ThinkingEnd() if self.verbose and self.output_format == "text":
+                self.err.write("\n")
+            case ev.TextDelta(content=delta) if main:  # a sub-agent's text goes to its parent
+                self.text_parts.append(delta)
+                self._write_text(delta)
+            case ev.TextEnd() if main and not self._ended_with_newline:
+                self._write_text("\n")
+            case ev.ToolCall():
+                self.tool_calls[event.tool_call_id] = {
+                    "id": event.tool_call_id,
+                    "name": event.tool_name,
+                    "args": event.args,
+                    "status": "running",
+                }
+                self._note(f"→ {event.tool_name}: {visible(event.key_arg)}")  # its tabs too
+            case ev.ToolResult():
+                self._tool_result(event)
+            case ev.Usage() if main:
+                self.usage = event
+            case ev.Status():
+                self._note(f"… {event.message}")
+            case ev.Error():
+                self.errors.append(event.message)
+                self._note(f"error: {event.message}")
+            case ev.ApprovalRecord():
+                self._approval(event)
 
-    def _sub(self, session_id: str) -> bool:
-        return self.main_session is not None and session_id != self.main_session
-
-    def on_thinking_start(self, session_id: str) -> None:
-        self._event("thinking_start", session_id)
-
-    def on_thinking_delta(self, session_id: str, delta: str) -> None:
-        self._event("thinking_delta", session_id, content=delta)
-        if self.verbose and self.output_format == "text":
-            self.err.write(delta)
-
-    def on_thinking_end(self, session_id: str, text: str) -> None:
-        self._event("thinking_end", session_id, content=text)
-        if self.verbose and self.output_format == "text":
-            self.err.write("\n")
-
-    def on_text_start(self, session_id: str) -> None:
-        self._event("text_start", session_id)
-
-    def on_text_delta(self, session_id: str, delta: str) -> None:
-        self._event("text_delta", session_id, content=delta)
-        if self._sub(session_id):  # a sub-agent's text goes to its parent, not to stdout
-            return
-        self.text_parts.append(delta)
-        self._write_text(delta)
-
-    def on_text_end(self, session_id: str, text: str) -> None:
-        self._event("text_end", session_id, content=text)
-        if self._sub(session_id):
-            return
-        if self.output_format == "text" and not self._ended_with_newline:
-            self._write_text("\n")
-
-    def on_tool_call(self, session_id: str, call: ToolCallInfo) -> None:
-        self.tool_calls[call.tool_call_id] = {
-            "id": call.tool_call_id,
-            "name": call.tool_name,
-            "args": call.args,
-            "status": "running",
-        }
-        self._event("tool_call", session_id, **asdict(call))
-        self._note(f"→ {call.tool_name}: {visible(call.key_arg)}")  # its tabs shown too
-
-    def on_tool_result(self, session_id: str, result: ToolResultInfo) -> None:
+    def _tool_result(self, result: ev.ToolResult) -> None:
         entry = self.tool_calls.setdefault(
             result.tool_call_id, {"id": result.tool_call_id, "name": result.tool_name}
         )
         entry.update(status=result.status, result=result.display or result.content)
-        self._event("tool_result", session_id, **asdict(result))
         if result.status != "denied":
             body = result.display or result.content
             self._note(f"← {result.tool_name} [{result.status}]\n{body}")
 
-    def on_usage(self, session_id: str, usage: UsageInfo) -> None:
-        if not self._sub(session_id):
-            self.usage = usage
-        self._event("usage", session_id, **asdict(usage))
-
-    def on_status(self, session_id: str, status: StatusInfo) -> None:
-        self._event("status", session_id, message=status.message, level=status.level)
-        self._note(f"… {status.message}")
-
-    def on_error(self, session_id: str, message: str) -> None:
-        self.errors.append(message)
-        self._event("error", session_id, message=message)
-        self._note(f"error: {message}")
-
-    def on_turn_end(self, session_id: str, interrupted: bool) -> None:
-        self._event("turn_end", session_id, interrupted=interrupted)
-
-    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalReply:
+    async def prompt_approval(self, request: ApprovalRequest) -> ApprovalReply:
         return ApprovalDecision.APPROVE if self.approve_all else ApprovalDecision.DENY
 
-    def on_approval(self, session_id: str, record: ApprovalRecord) -> None:
+    def _approval(self, record: ev.ApprovalRecord) -> None:
         """One line for every decision, automatic ones included."""
-        self._event(
-            "approval",
-            session_id,
-            tool_call_id=record.tool_call_id,
-            tool_name=record.tool_name,
-            args=record.args,
-            reason=record.reason,
-            decision=record.decision,
-            read_only=record.read_only,
-            rule=record.rule,
-            args_sha256=record.args_hash,
-        )
         call = f"{record.tool_name}({json.dumps(record.args, ensure_ascii=True)})"
         if record.decision == "deny":
             denial = {"id": record.tool_call_id, "name": record.tool_name, "args": record.args}
@@ -195,9 +140,17 @@ class HeadlessFrontend:
             "session_id": session_id,
             "model": model,
             "text": output if output is not None else "".join(self.text_parts),
-            "usage": asdict(self.usage) if self.usage else None,
+            "usage": _usage_json(self.usage),
             "tool_calls": list(self.tool_calls.values()),
             "denials": self.denials,
             "interrupted": interrupted,
             "error": error,
         }
+
+
+def _usage_json(usage: ev.Usage | None) -> dict[str, Any] | None:
+    if usage is None:
+        return None
+    fields = asdict(usage)
+    del fields["session_id"]
+    return fields

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, WrapperToolset
 
 from co_tui.config import MCPServerConfig, Settings, user_data_dir
+from co_tui.tools.spec import ToolSpec, mcp_tool_spec
 
 if TYPE_CHECKING:
     from pydantic_ai import RunContext
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from co_tui.status import StatusRow
 
 CONNECT_TIMEOUT = 15.0  # seconds for one server to start and answer initialize + tools/list
-MCP_CONNECTION_KEY = "mcp_connection"  # CoDeps.extra: the session's MCPConnection, for /status
 _LOG_TAIL_CHARS = 400
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -77,15 +77,30 @@ class MCPServerHandle:
     _raw: Any = field(repr=False, default=None)  # the entered MCPToolset
     _transport: Any = field(repr=False, default=None)
 
+    @property
+    def tool_specs(self) -> list[ToolSpec]:
+        """Its tools as specs: "mcp:<server>", untrusted results, outbound unless local,
+        every call asking first when the server is configured with approval: auto."""
+        return [
+            mcp_tool_spec(self.name, tool, local=self.local, approval=self.approval)
+            for tool in self.tool_names
+        ]
+
 
 @dataclass
 class MCPConnection:
+    """The session's MCP servers (`CoDeps.mcp`): the connected ones and what failed."""
+
     servers: list[MCPServerHandle] = field(default_factory=list)
     failures: list[MCPFailure] = field(default_factory=list)
 
     @property
     def toolsets(self) -> list[AbstractToolset[Any]]:
         return [s.toolset for s in self.servers]
+
+    @property
+    def tool_specs(self) -> list[ToolSpec]:
+        return [spec for server in self.servers for spec in server.tool_specs]
 
     async def aclose(self) -> None:
         """Disconnect every server and stop its process. Never raises."""
@@ -211,10 +226,10 @@ async def connect_mcp_servers(
     results = await asyncio.gather(
         *(_connect_one(n, settings.mcp_servers[n], workspace, timeout) for n in names)
     )
-    from co_tui.agent import builtin_tool_sources
+    from co_tui.agent import builtin_tool_specs
 
     connection = MCPConnection()
-    owners = dict.fromkeys(builtin_tool_sources(settings), "a built-in tool")
+    owners = dict.fromkeys(builtin_tool_specs(settings), "a built-in tool")
     for result in results:  # in settings order: the first server to name a tool keeps it
         if isinstance(result, MCPFailure):
             connection.failures.append(result)
@@ -287,7 +302,7 @@ class _GuardedToolset(WrapperToolset[Any]):
 
 
 def attach_mcp(bundle: AgentBundle, connection: MCPConnection) -> None:
-    """Add the connected servers' tools to the agent; list them in tool_names/tool_sources."""
+    """Add the connected servers' tools to the agent, and their specs to the bundle's."""
     if not connection.servers:
         return
     combined: AbstractToolset[Any] = CombinedToolset(connection.toolsets)
@@ -296,22 +311,7 @@ def attach_mcp(bundle: AgentBundle, connection: MCPConnection) -> None:
         return combined
 
     bundle.agent.toolset(mcp_toolsets, per_run_step=False)
-    for server in connection.servers:
-        source = f"mcp:{server.name}" + (" (approval)" if server.approval else "")
-        for tool in server.tool_names:
-            if tool not in bundle.tool_sources:
-                bundle.tool_names.append(tool)
-            bundle.tool_sources[tool] = source
-
-
-def list_tools_by_source(bundle: AgentBundle) -> dict[str, list[str]]:
-    """Tool names grouped by where they come from ('built-in', 'web', 'mcp:<server>', …);
-    the approval marker is dropped from the group name. Groups and tools keep build order."""
-    groups: dict[str, list[str]] = {}
-    for tool in bundle.tool_names:
-        source = bundle.tool_sources.get(tool, "other").removesuffix(" (approval)")
-        groups.setdefault(source, []).append(tool)
-    return groups
+    bundle.tool_specs.update((spec.name, spec) for spec in connection.tool_specs)
 
 
 def failure_note(failure: MCPFailure) -> str:

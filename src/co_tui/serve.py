@@ -41,6 +41,8 @@ from urllib.parse import urlsplit
 if TYPE_CHECKING:
     from aiohttp import web
 
+    from co_tui.config import Settings
+
 # Tests only: "module:function" naming a factory that returns a pydantic-ai Model (such as a
 # FunctionModel), used by the served app instead of resolving the configured provider.
 TEST_MODEL_FACTORY_ENV = "CO_TUI_TEST_MODEL_FACTORY"
@@ -294,25 +296,28 @@ def run_served_app(argv: list[str]) -> None:
     from co_tui.trust import load_project_settings
 
     loaded = load_project_settings(Path.cwd(), overrides={"model": args.model})
-    settings = loaded.settings
-    protect_data_at_rest(settings)  # data folder 0700, files 0600; secrets remembered
+    protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered
     test_model = _test_model()
     if test_model is None:
         from co_tui.tui.launch import launch_app
 
         launch_app(loaded)
-        return
+    else:
+        _run_test_app(loaded.settings, test_model)
+
+
+def _run_test_app(settings: Settings, model: Any) -> None:
+    """The app on a test model: its ChatSession gets an agent built around that model."""
     import asyncio
 
     from co_tui.agent import build_agent
     from co_tui.tui.app import CoApp
 
-    app = CoApp(settings, bundle=build_agent(settings, model=test_model, instructions="test"))
+    app = CoApp(settings, bundle=build_agent(settings, model=model, instructions="test"))
     try:
         app.run()
     finally:
-        if app.deps is not None:
-            asyncio.run(app.deps.sandbox.cleanup())
+        asyncio.run(app.session.aclose())  # the sandbox and the session store
 
 
 if __name__ == "__main__":

@@ -505,9 +505,9 @@ class SessionRecorder:
         """run_turn's `on_checkpoint`: the write runs in a thread, off the event loop."""
         await asyncio.to_thread(self.save, messages, pending)
 
-    def start_new(self) -> None:
+    def start_new(self, session_id: str | None = None) -> None:
         """After /clear: later turns go to a fresh session; the old one stays resumable."""
-        self.session_id = new_session_id()
+        self.session_id = session_id or new_session_id()
         self.turns = 0
         self.title = ""
 

@@ -36,9 +36,9 @@ from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from co_tui.deps import CoDeps, new_session_id
+from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.egress import EgressReview, Source, context_sources, egress_review
 from co_tui.orchestrator.egress_session import SubagentDeps, run_sources, session_table
-from co_tui.orchestrator.events import EventTranslator
 from co_tui.orchestrator.fence import FENCE_RULE, FenceUntrusted
 from co_tui.orchestrator.frontend import (
     DENIED_MESSAGE,
@@ -47,11 +47,13 @@ from co_tui.orchestrator.frontend import (
     ApprovalRecord,
     ApprovalRequest,
     FrontendProtocol,
-    UsageInfo,
     args_hash,
     as_answer,
 )
+from co_tui.orchestrator.stream import EventStream
 from co_tui.telemetry.tracing import approval_clock, trace_approval
+from co_tui.tools.catalog import READ_ONLY_TOOLS
+from co_tui.tools.web import web_fetch, web_search
 
 ToolFunc = Callable[..., Any]
 
@@ -70,14 +72,10 @@ _DECISIONS: dict[ApprovalDecision, ApprovalKind] = {
 
 
 def read_only_tools(deps: CoDeps) -> dict[str, ToolFunc]:
-    """The tools a sub-agent may be given: the built-in read-only tools, and the web tools
-    when the session's policy lets them run without asking."""
-    from co_tui.agent import READ_ONLY_TOOLS  # agent.py registers delegate: import late
-    from co_tui.tools.web import web_fetch, web_search
-
-    tools: dict[str, ToolFunc] = {
-        func.__name__: func for func in READ_ONLY_TOOLS if func.__name__ != "delegate"
-    }  # no sub-sub-agents
+    """The tools a sub-agent may be given: the built-in read-only tools (never delegate: no
+    sub-sub-agents), and the web tools when the session's policy lets them run without
+    asking."""
+    tools: dict[str, ToolFunc] = {func.__name__: func for func in READ_ONLY_TOOLS}
     if deps.web.search_policy == "allow":
         tools[web_search.__name__] = web_search
     if deps.web.fetch_policy == "allow":
@@ -135,16 +133,30 @@ class _EgressGuard(WrapperToolset[CoDeps]):
         if parent.auto_confirm:
             decision, reason = "auto", "session approve-all (yolo) is on"
         elif frontend is not None:
-            request = review.request(ApprovalRequest(call_id, name, dict(args), review.reason))
-            answer = as_answer(await frontend.prompt_approval(sid, request)).decision
+            asked = ApprovalRequest(
+                session_id=sid,
+                tool_call_id=call_id,
+                tool_name=name,
+                args=dict(args),
+                reason=review.reason,
+            )
+            answer = as_answer(await frontend.prompt_approval(review.request(asked))).decision
             if answer is ApprovalDecision.APPROVE_ALL:
                 parent.auto_confirm = ctx.deps.auto_confirm = True
             # "Always allow" saves no rule here: it approves this call once.
             decision = _DECISIONS.get(answer, "approve")
-        record = ApprovalRecord(call_id, name, dict(args), args_hash(args), decision, reason)
+        record = ApprovalRecord(
+            session_id=sid,
+            tool_call_id=call_id,
+            tool_name=name,
+            args=dict(args),
+            args_hash=args_hash(args),
+            decision=decision,
+            reason=reason,
+        )
         trace_approval(record, started)
         if frontend is not None:
-            frontend.on_approval(sid, record)
+            frontend.emit(record)
         return decision != "deny"
 
 
@@ -188,7 +200,7 @@ async def run_subagent(
     sid = new_session_id()
     child_deps = SubagentDeps.of(deps, inherited, session_id=sid, frontend=frontend)
     agent = build_subagent(model, tools, parent=deps, frontend=frontend)
-    translator = EventTranslator(frontend, sid)
+    stream = EventStream(frontend, sid)
     handle: Any = None
 
     def messages() -> list[ModelMessage]:
@@ -199,20 +211,17 @@ async def run_subagent(
 
     def report_usage() -> RunUsage:
         mine = own_usage(messages())
-        info = UsageInfo(
-            mine.input_tokens, mine.output_tokens, mine.requests, translator.tool_call_count
-        )
-        frontend.on_usage(sid, info)
+        stream.usage(mine.input_tokens, mine.output_tokens, mine.requests)
         return mine
 
     def finish(result: SubagentResult) -> SubagentResult:
-        translator.close_open()
+        stream.close_open()
         result.usage = report_usage()
         result.sources = tuple(context_sources(messages(), session_table(child_deps)))
-        frontend.on_turn_end(sid, result.interrupted)
+        stream.end(output=result.output, interrupted=result.interrupted)
         return result
 
-    frontend.on_turn_start(sid, task)
+    frontend.emit(ev.TurnStart(session_id=sid, prompt=task, parent_session_id=deps.session_id))
     output: str | None = None
     try:
         async with agent.run_stream_events(
@@ -224,7 +233,7 @@ async def run_subagent(
         ) as events:
             handle = events
             async for event in events:
-                translator.handle(event)
+                stream.handle(event)
                 if isinstance(event, FunctionToolCallEvent):
                     report_usage()  # the response that made the call is complete
                 elif isinstance(event, AgentRunResultEvent):
@@ -233,11 +242,12 @@ async def run_subagent(
         finish(SubagentResult(sid, None, RunUsage(), interrupted=True))
         raise
     except UsageLimitExceeded as exc:
-        frontend.on_error(sid, f"stopped: the turn's request budget ran out ({exc})")
+        message = f"stopped: the turn's request budget ran out ({exc})"
+        frontend.emit(ev.Error(session_id=sid, message=message))
         finish(SubagentResult(sid, None, RunUsage(), error=str(exc)))
         raise
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"
-        frontend.on_error(sid, message)
+        frontend.emit(ev.Error(session_id=sid, message=message))
         return finish(SubagentResult(sid, None, RunUsage(), error=message))
     return finish(SubagentResult(sid, output, RunUsage()))

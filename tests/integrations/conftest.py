@@ -14,10 +14,8 @@ from pydantic_ai.usage import RunUsage
 
 from co_tui.config import Settings
 from co_tui.deps import CoDeps
-from co_tui.google_auth import TOKEN_URI_KEY
-from co_tui.tools._errors import RETRY_POLICY_KEY, RetryPolicy
-from co_tui.tools.google_api import API_BASE_URL_KEY
-from co_tui.tools.slack import BASE_URL_KEY
+from co_tui.endpoints import GoogleEndpoints, SlackEndpoints
+from co_tui.tools.retry import RetryPolicy
 from tests.helpers import make_deps
 from tests.servers.google_fake import ACCESS_TOKEN, REFRESH_TOKEN, FakeGoogle
 from tests.servers.slack_fake import BOT_TOKEN, FakeSlack
@@ -78,13 +76,10 @@ def wire(
     deps: CoDeps, google: FakeGoogle | None, slack: FakeSlack | None, sleep: RecordingSleep
 ) -> CoDeps:
     if google is not None:
-        deps.extra[API_BASE_URL_KEY] = google.url
-        deps.extra[TOKEN_URI_KEY] = f"{google.url}/token"
+        deps.google = GoogleEndpoints.under(google.url)
     if slack is not None:
-        deps.extra[BASE_URL_KEY] = f"{slack.url}/api/"
-    deps.extra[RETRY_POLICY_KEY] = RetryPolicy(
-        attempts=3, base_delay=0.01, max_delay=5, sleep=sleep
-    )
+        deps.slack = SlackEndpoints(api_base_url=f"{slack.url}/api/")
+    deps.retry = RetryPolicy(attempts=3, base_delay=0.01, max_delay=5, sleep=sleep)
     return deps
 
 

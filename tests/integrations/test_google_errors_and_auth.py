@@ -10,6 +10,7 @@ from pydantic_ai import RunContext
 
 from co_tui.config import Settings
 from co_tui.deps import CoDeps
+from co_tui.endpoints import GoogleEndpoints
 from co_tui.google_auth import integration_state, token_path
 from co_tui.status import integration_rows
 from co_tui.tools.google_calendar import list_calendar_events
@@ -126,7 +127,7 @@ async def test_connection_refused_is_transient(
     url = dead.url
     dead._server.server_close()  # nothing listens on that port any more
     deps = make_deps(tmp_path, Settings(google_credentials_path=str(credentials_file)))
-    wire(deps, None, None, sleeps).extra["google_api_base_url"] = url
+    wire(deps, None, None, sleeps).google = GoogleEndpoints.under(url)
     result = await search_drive(ctx_for(deps), "plan")
     assert result["error"] is True and result["retryable"] is True
     assert len(sleeps.delays) == 2

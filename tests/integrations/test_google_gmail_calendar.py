@@ -9,7 +9,7 @@ import pytest
 from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.deps import CoDeps
-from co_tui.tools.google_calendar import NOW_KEY, list_calendar_events, search_calendar_events
+from co_tui.tools.google_calendar import list_calendar_events, search_calendar_events
 from co_tui.tools.google_gmail import draft_email, list_emails, search_emails
 from tests.servers.google_fake import FakeGoogle
 
@@ -79,7 +79,7 @@ async def test_draft_email_sends_a_proper_mime_message(
 async def test_list_calendar_events_in_range_with_meet_links(
     ctx: RunContext[CoDeps], google_server: FakeGoogle
 ) -> None:
-    ctx.deps.extra[NOW_KEY] = NOW
+    ctx.deps.clock = lambda: NOW
     result = await list_calendar_events(ctx, days_ahead=1)
     assert result["count"] == 2  # the cancelled one is left out
     display = result["display"]
@@ -94,16 +94,16 @@ async def test_list_calendar_events_in_range_with_meet_links(
 
 
 async def test_list_calendar_all_day_and_empty_range(ctx: RunContext[CoDeps]) -> None:
-    ctx.deps.extra[NOW_KEY] = NOW
+    ctx.deps.clock = lambda: NOW
     week = await list_calendar_events(ctx, days_ahead=8)
     assert "2026-11-10 (all day)  Holiday" in week["display"]
-    ctx.deps.extra[NOW_KEY] = datetime(2027, 6, 1, tzinfo=UTC)
+    ctx.deps.clock = lambda: datetime(2027, 6, 1, tzinfo=UTC)
     empty = await list_calendar_events(ctx, days_ahead=1)
     assert empty["count"] == 0 and "none" in empty["display"]
 
 
 async def test_search_calendar_events(ctx: RunContext[CoDeps]) -> None:
-    ctx.deps.extra[NOW_KEY] = NOW
+    ctx.deps.clock = lambda: NOW
     result = await search_calendar_events(ctx, "design", days_back=30, days_ahead=30)
     assert result["count"] == 2
     assert "Design retro" in result["display"] and "Design review" in result["display"]

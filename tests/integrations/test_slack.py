@@ -120,7 +120,7 @@ async def test_ratelimited_retries_after_the_servers_delay(
 async def test_server_errors_give_up_after_bounded_retries(
     ctx: RunContext[CoDeps], slack_server: FakeSlack, sleeps: RecordingSleep
 ) -> None:
-    ctx.deps.extra["slack_team_url"] = "https://acme.slack.com/"
+    ctx.deps.slack_team_url = "https://acme.slack.com/"
     slack_server.fail("/api/users.list", 500, "Internal Server Error", times=5)
     result = await list_slack_users(ctx)
     assert result["error"] is True and result["retryable"] is True

@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 
 from co_tui.deps import CoDeps
-from co_tui.orchestrator import run_turn
 from co_tui.orchestrator.frontend import ApprovalDecision
 from co_tui.orchestrator.recording import RecordingFrontend
-from co_tui.tools.google_calendar import NOW_KEY
+from co_tui.orchestrator.turn import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle
 from tests.servers.google_fake import FakeGoogle
 from tests.servers.slack_fake import FakeSlack
@@ -53,7 +52,7 @@ async def turn(deps: CoDeps, call: Call, frontend: RecordingFrontend) -> Any:
 async def test_read_only_tool_result_reaches_the_frontend(
     deps: CoDeps, tool: str, args: dict[str, Any], expected: str
 ) -> None:
-    deps.extra[NOW_KEY] = datetime(2026, 11, 3, 8, 0, tzinfo=UTC)
+    deps.clock = lambda: datetime(2026, 11, 3, 8, 0, tzinfo=UTC)
     frontend = RecordingFrontend()
     result = await turn(deps, Call(tool, args, "c1"), frontend)
     assert result.ok and result.output == "All done."

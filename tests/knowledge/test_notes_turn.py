@@ -7,8 +7,9 @@ from pathlib import Path
 from pydantic_ai.messages import ModelRequest
 
 from co_tui.config import PROJECT_DIR_NAME, Settings
-from co_tui.orchestrator import ApprovalDecision, run_turn
+from co_tui.orchestrator.frontend import ApprovalDecision
 from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.orchestrator.turn import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 from tests.knowledge.conftest import SECRET
 
@@ -54,7 +55,7 @@ async def test_reading_outside_the_vault_is_refused(tmp_path: Path, vault: Path)
     (part,) = tool_returns(result.messages)
     assert part.outcome == "retried"  # a ModelRetry: the model is told to correct itself
     assert all(SECRET not in str(p.content) for p in tool_returns(result.messages))
-    assert SECRET not in repr(frontend.calls)
+    assert SECRET not in repr(frontend.log)
 
 
 async def test_save_memory_waits_for_approval_and_instructions_load_knowledge(

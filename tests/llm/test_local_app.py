@@ -10,7 +10,7 @@ from co_tui.deps import create_deps
 from co_tui.llm import local_server
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.tui.app import CoApp
-from co_tui.tui.widgets.transcript import AssistantMessage
+from co_tui.tui.widgets.assistant_message import AssistantMessage
 from tests.llm.conftest import local_settings
 from tests.tui.helpers import SIZE, settle
 
@@ -42,6 +42,6 @@ async def test_app_starts_the_local_model_and_shows_a_streamed_answer(tmp_path: 
             await wait_for_turn(pilot, app, 120)
             (answer,) = app.query(AssistantMessage)
             assert answer.text.strip()
-            assert app.last_answer == answer.text
+            assert app.session.last_answer == answer.text
     finally:
         local_server.shutdown()

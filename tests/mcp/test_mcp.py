@@ -13,21 +13,20 @@ from typing import Any
 import pytest
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.agent import AgentBundle, build_agent, builtin_tool_sources
+from co_tui.agent import AgentBundle, build_agent, builtin_tool_specs
 from co_tui.config import Settings, WebPolicy
 from co_tui.evals.runner import tool_definitions
 from co_tui.mcp import (
     MCPConnection,
     attach_mcp,
     connect_mcp_servers,
-    list_tools_by_source,
     mcp_log_path,
     mcp_status_rows,
     mcp_status_summary,
 )
-from co_tui.orchestrator import run_turn
 from co_tui.orchestrator.frontend import ApprovalDecision
 from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.orchestrator.turn import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 
 SERVER_APP = Path(__file__).with_name("server_app.py")
@@ -110,7 +109,7 @@ async def test_tools_are_listed_by_server(
 ) -> None:
     _, connection, _ = connected
     bundle = bundle_calling(connection)
-    groups = list_tools_by_source(bundle)
+    groups = bundle.tools_by_source()
     assert groups["mcp:demo"] == ["demo_echo", "demo_add", "demo_shell_command", "demo_crash"]
     assert groups["mcp:guarded"] == [
         "guarded_echo",
@@ -120,7 +119,9 @@ async def test_tools_are_listed_by_server(
     ]
     assert "web_fetch" in groups["web"] and "load_skill" in groups["skills"]
     assert "run_shell_command" in groups["built-in"]
-    assert bundle.tool_sources["guarded_add"] == "mcp:guarded (approval)"
+    guarded_add = bundle.tool_specs["guarded_add"]
+    assert guarded_add.source == "mcp:guarded" and guarded_add.requires_approval
+    assert not bundle.tool_specs["demo_add"].requires_approval
 
 
 async def test_approval_auto_denied_never_reaches_the_server(
@@ -182,12 +183,11 @@ async def test_slash_tools_and_status_show_mcp_servers(
     from rich.console import Console
 
     from co_tui.commands import CommandContext, dispatch
-    from co_tui.mcp import MCP_CONNECTION_KEY
 
     settings, connection, _ = connected
     bundle = bundle_calling(connection)
     deps = make_deps(tmp_path, settings)
-    deps.extra[MCP_CONNECTION_KEY] = connection
+    deps.mcp = connection
     shown: list[object] = []
     ctx = CommandContext([], deps, bundle, settings, shown.append)
 
@@ -237,7 +237,7 @@ async def test_the_names_taken_by_built_ins_are_the_tools_the_agent_registers(
     settings = Settings(web_policy=WebPolicy(search=search, fetch=fetch))  # type: ignore[arg-type]
     bundle = build_agent(settings, model="test", instructions="")
     registered = await tool_definitions(bundle.agent, make_deps(tmp_path))
-    assert list(builtin_tool_sources(settings)) == bundle.tool_names
+    assert list(builtin_tool_specs(settings)) == bundle.tool_names
     assert set(bundle.tool_names) == set(registered)
 
 
@@ -299,6 +299,7 @@ async def test_a_tool_whose_name_is_taken_is_left_out_and_the_rest_work(tmp_path
         returns = {p.tool_call_id: p.content for p in tool_returns(result.messages)}
         assert returns == {"c1": "built-in", "c2": "HI", "c3": 3}
         assert sorted(c["tool"] for c in calls(log)) == ["add", "echo"]
-        assert bundle.tool_sources["run_shell_command"] == "built-in (approval)"
+        shell = bundle.tool_specs["run_shell_command"]
+        assert shell.source == "built-in" and shell.requires_approval
     finally:
         await connection.aclose()

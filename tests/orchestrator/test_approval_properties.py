@@ -13,9 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from co_tui.config import DEFAULT_SAFE_COMMANDS
-from co_tui.orchestrator import ApprovalDecision, run_turn
 from co_tui.orchestrator.approvals import is_safe_command
+from co_tui.orchestrator.frontend import ApprovalDecision
 from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.orchestrator.turn import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
 
 tokens = st.text(

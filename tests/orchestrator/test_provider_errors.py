@@ -8,9 +8,9 @@ import pytest
 
 from co_tui.agent import build_agent
 from co_tui.config import Settings
-from co_tui.orchestrator import run_turn
 from co_tui.orchestrator.provider_errors import MAX_DELAY_S, backoff_delay
 from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.orchestrator.turn import run_turn
 from tests.helpers import make_deps
 from tests.servers.fake_openai import error, serve, text
 
@@ -84,7 +84,7 @@ async def test_auth_and_not_found_abort_with_a_clear_message(tmp_path: Path, sta
     assert len(srv.requests) == 1 and sleeps == []
     assert result.output is None and result.error
     assert str(status) in result.error
-    assert frontend.of("error") == [result.error]
+    assert [e.message for e in frontend.of("error")] == [result.error]
     # The user's prompt is kept, so nothing they typed is lost.
     assert "hello" in str(result.messages)
 

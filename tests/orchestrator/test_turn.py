@@ -9,9 +9,9 @@ import pytest
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 
 from co_tui.config import Settings
-from co_tui.orchestrator import ApprovalDecision, run_turn
+from co_tui.orchestrator.frontend import ApprovalDecision
 from co_tui.orchestrator.recording import RecordingFrontend
-from co_tui.orchestrator.turn import DENIED_MESSAGE
+from co_tui.orchestrator.turn import DENIED_MESSAGE, run_turn
 from tests.helpers import Call, ScriptedModel, Think, make_bundle, make_deps, tool_returns
 
 APPROVE, DENY, ALL = ApprovalDecision.APPROVE, ApprovalDecision.DENY, ApprovalDecision.APPROVE_ALL
@@ -54,10 +54,11 @@ async def test_thinking_text_and_tool_events_have_explicit_boundaries(tmp_path: 
         "text_delta",
         "text_delta",
         "text_end",
+        "response_complete",
         "turn_end",
     ]
-    assert frontend.of("text_end") == ["I will list files.", "It said hello."]
-    assert frontend.of("thinking_end") == ["let me see"]
+    assert [e.content for e in frontend.of("text_end")] == ["I will list files.", "It said hello."]
+    assert [e.content for e in frontend.of("thinking_end")] == ["let me see"]
     (call,) = frontend.of("tool_call")
     assert (call.tool_name, call.key_arg) == ("run_shell_command", "echo hello")
     (res,) = frontend.of("tool_result")
@@ -65,11 +66,11 @@ async def test_thinking_text_and_tool_events_have_explicit_boundaries(tmp_path: 
     assert result.output == "It said hello."
     assert result.ok and result.usage.requests == 2
     assert frontend.of("usage")[-1].requests == 2
-    assert {c.session_id for c in frontend.calls} == {result_session(frontend)}
+    assert {e.session_id for e in frontend.events} == {result_session(frontend)}
 
 
 def result_session(frontend: RecordingFrontend) -> str:
-    return frontend.calls[0].session_id
+    return frontend.events[0].session_id
 
 
 async def test_tool_call_event_is_not_repeated_on_resume(tmp_path: Path) -> None:
@@ -185,7 +186,7 @@ async def test_cancel_mid_stream_returns_partial_history_that_the_next_turn_acce
     task.cancel()
     result = await task
     assert result.interrupted
-    assert frontend.of("turn_end") == [True]
+    assert [e.interrupted for e in frontend.of("turn_end")] == [True]
     assert frontend.names().count("text_start") == frontend.names().count("text_end") == 1
     last = result.messages[-1]
     assert isinstance(last, ModelResponse) and last.state == "interrupted"
@@ -200,7 +201,7 @@ async def test_cancel_while_awaiting_approval_patches_the_dangling_call(tmp_path
     asked = asyncio.Event()
 
     class Hanging(RecordingFrontend):
-        async def prompt_approval(self, session_id, request):
+        async def prompt_approval(self, request):
             asked.set()
             await asyncio.Event().wait()  # the user never answers
 
@@ -244,7 +245,7 @@ async def test_a_crashing_model_is_an_error_not_an_exception(tmp_path: Path) -> 
         bundle.agent, "hi", deps=make_deps(tmp_path), history=[], frontend=frontend
     )
     assert result.error and "model exploded" in result.error
-    assert frontend.of("error") and frontend.of("turn_end") == [False]
+    assert frontend.of("error") and [e.interrupted for e in frontend.of("turn_end")] == [False]
 
 
 @pytest.mark.parametrize("args", [{"cmd": "echo 'it''s' \"$HOME\" `x`\nline2 ünïcødé"}])

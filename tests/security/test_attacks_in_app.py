@@ -43,6 +43,6 @@ async def test_attack_asks_says_why_and_changes_nothing_when_denied(
         await settle(pilot, app)
         transcript = rendered(app.chat.transcript)
         assert "denied run_shell_command" in transcript
-        assert app.deps is not None and not app.deps.auto_confirm
-        await app.deps.sandbox.cleanup()
+        assert app.session.deps is not None and not app.session.deps.auto_confirm
+        await app.session.deps.sandbox.cleanup()
     assert tree_digest(repo) == before, f"{ATTACKS[command]} changed"

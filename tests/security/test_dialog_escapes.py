@@ -11,7 +11,8 @@ from rich.style import Style
 from textual.widget import Widget
 
 from co_tui.tui.visible_text import ESCAPE_STYLE
-from co_tui.tui.widgets.transcript import Note, ToolCallBlock
+from co_tui.tui.widgets.items import Note
+from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.tui.helpers import (
     SIZE,
     approval_dialog,
@@ -81,7 +82,7 @@ async def test_hidden_characters_in_a_result_are_shown(tmp_path: Path) -> None:
         shown = rendered(block)
         assert "safe\\x1b]52;c;cHduZWQ=\\x1b\\ \\u202e done" in shown
         assert "\x1b" not in shown and "\u202e" not in shown
-        assert "\x1b" in app.last_answer  # the model got the output as it is
+        assert "\x1b" in app.session.last_answer  # the model got the output as it is
         assert "\x1b" not in rendered(app.chat.transcript)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from co_tui.tui.screens.approval import ApprovalScreen
-from co_tui.tui.widgets.transcript import ToolCallBlock
+from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.tui.helpers import SIZE, approval_dialog, make_app, settle, shell_then_text
 
 
@@ -20,7 +20,7 @@ async def test_one_y_after_arming_approves(tmp_path: Path) -> None:
         await settle(pilot, app)
         assert (tmp_path / "made.txt").exists()
         assert app.query_one(ToolCallBlock).status == "ok"
-        assert not app.deps.auto_confirm
+        assert not app.session.deps.auto_confirm
 
 
 async def test_a_once_does_not_approve(tmp_path: Path) -> None:
@@ -32,7 +32,7 @@ async def test_a_once_does_not_approve(tmp_path: Path) -> None:
         await pilot.press("a")
         await pilot.pause()
         assert app.screen is screen and screen.confirming_all
-        assert not app.deps.auto_confirm
+        assert not app.session.deps.auto_confirm
         await pilot.press("y")  # any other key goes back, and decides nothing
         await pilot.pause()
         assert app.screen is screen and not screen.confirming_all
@@ -40,7 +40,7 @@ async def test_a_once_does_not_approve(tmp_path: Path) -> None:
         await pilot.press("escape")
         await settle(pilot, app)
         assert not (tmp_path / "made.txt").exists()
-        assert not app.deps.auto_confirm
+        assert not app.session.deps.auto_confirm
 
 
 async def test_a_twice_approves_all(tmp_path: Path) -> None:
@@ -53,4 +53,4 @@ async def test_a_twice_approves_all(tmp_path: Path) -> None:
         await settle(pilot, app)
         assert not isinstance(app.screen, ApprovalScreen)
         assert (tmp_path / "one.txt").exists() and (tmp_path / "two.txt").exists()
-        assert app.deps.auto_confirm and app.chat.status_bar.state.yolo
+        assert app.session.deps.auto_confirm and app.chat.status_bar.yolo

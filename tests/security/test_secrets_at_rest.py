@@ -237,7 +237,9 @@ def test_bare_co_tui_protects_the_data_folder_before_the_app_starts(
     monkeypatch.setattr("co_tui.tui.launch.launch_app", lambda loaded: launched.append(loaded))
 
     entry.main()
-    assert [loaded.settings.openai_api_key for loaded in launched] == [CONFIGURED]
+    assert [loaded.settings.openai_api_key.get_secret_value() for loaded in launched] == [
+        CONFIGURED
+    ]
     assert_private(data)
     assert shared_redactor().text(f"use {CONFIGURED} now") == "use [REDACTED] now"
 

@@ -19,8 +19,9 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.orchestrator import ApprovalDecision, ApprovalRequest, run_turn
+from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalRequest
 from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.orchestrator.turn import run_turn
 from co_tui.sessions import SessionRecorder, SessionStore
 from tests.helpers import Call, ScriptedModel, Think, make_bundle, make_deps, tool_returns
 
@@ -116,7 +117,7 @@ class NeverDecides(RecordingFrontend):
         super().__init__()
         self.asked = asyncio.Event()
 
-    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
+    async def prompt_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         self.asked.set()
         await asyncio.Event().wait()  # the user walks away; the app is closed
         raise AssertionError

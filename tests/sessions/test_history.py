@@ -30,8 +30,8 @@ from co_tui.history import (
     trim_old_tool_output,
     window_split,
 )
-from co_tui.orchestrator import run_turn
 from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.orchestrator.turn import run_turn
 from tests.helpers import ScriptedModel, make_deps
 from tests.servers.fake_openai import error, serve, text
 

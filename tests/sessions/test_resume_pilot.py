@@ -19,7 +19,9 @@ from co_tui.sessions import SessionStore
 from co_tui.tui.app import CoApp
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.screens.sessions import ConfirmScreen, SessionsScreen
-from co_tui.tui.widgets.transcript import MAX_ITEMS, ToolCallBlock, UserMessage
+from co_tui.tui.widgets.items import UserMessage
+from co_tui.tui.widgets.tool_call import ToolCallBlock
+from co_tui.tui.widgets.transcript import MAX_ITEMS
 from tests.tui.helpers import SIZE, approval_dialog, last_tool_returns, settle
 
 Seen = list[list[ModelMessage]]
@@ -87,7 +89,7 @@ async def test_quit_and_continue_brings_transcript_and_memory_back(tmp_path: Pat
         await submit(pilot, second, "What is my name?")
         # The model's memory is back: the new request carries the earlier turns.
         assert prompts_of(seen[-1]) == ["My name is Ada", "I like tea", "What is my name?"]
-        assert "I remember 2 earlier prompts" in second.last_answer
+        assert "I remember 2 earlier prompts" in second.session.last_answer
 
     (info,) = SessionStore(db).list()
     assert info.turns == 3 and info.title == "My name is Ada" and info.message_count == 6
@@ -106,7 +108,7 @@ async def test_a_long_session_opens_with_only_the_visible_part_built(tmp_path: P
     app = make_app(echo_model([]), tmp_path, db, resume="long")
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_ready()
-        await wait_for(pilot, lambda: len(app.history) == 600)
+        await wait_for(pilot, lambda: len(app.session.history) == 600)
         mounted = app.chat.transcript.items
         assert len(mounted) <= MAX_ITEMS
         assert user_texts(app)[-1] == "question 299"
@@ -145,7 +147,7 @@ async def test_a_pending_approval_is_asked_again_after_a_restart(tmp_path: Path)
         await pilot.press("y")
         await settle(pilot, second)
         assert (tmp_path / "made.txt").read_text() == "made\n"
-        assert "created" in second.last_answer
+        assert "created" in second.session.last_answer
         assert second.query_one(ToolCallBlock).status == "ok"
         assert user_texts(second) == ["make the file"]
     assert not SessionStore(db).list()[0].has_pending
@@ -159,10 +161,10 @@ async def test_resume_command_lists_searches_deletes_and_opens(tmp_path: Path) -
         await app.wait_ready()
         await submit(pilot, app, "Plan the trip to Lisbon")
         app.run_command("/clear")
-        await wait_for(pilot, lambda: not app.history)
+        await wait_for(pilot, lambda: not app.session.history)
         await submit(pilot, app, "Draft the quarterly report")
         app.run_command("/clear")
-        await wait_for(pilot, lambda: not app.history)
+        await wait_for(pilot, lambda: not app.session.history)
         await submit(pilot, app, "Scratch session")
 
         app.run_command("/resume")
@@ -216,7 +218,7 @@ async def test_approve_all_does_not_follow_into_a_resumed_session(tmp_path: Path
         await submit(pilot, app, "Plan the trip")
         (planned,) = SessionStore(db).list()
         app.run_command("/clear")
-        await wait_for(pilot, lambda: not app.history)
+        await wait_for(pilot, lambda: not app.session.history)
 
         # A new session: approve everything there.
         app.chat.prompt.text = "run touch one.txt"
@@ -225,13 +227,13 @@ async def test_approve_all_does_not_follow_into_a_resumed_session(tmp_path: Path
         await pilot.press("a", "a")
         await settle(pilot, app)
         assert (tmp_path / "one.txt").exists()
-        assert app.deps.auto_confirm and app.chat.status_bar.state.yolo
+        assert app.session.deps.auto_confirm and app.chat.status_bar.yolo
 
         # Back to the first session: approve-all stayed behind.
         app.run_command(f"/resume {planned.id}")
         await wait_for(pilot, lambda: user_texts(app) == ["Plan the trip"])
-        assert not app.deps.auto_confirm
-        assert not app.chat.status_bar.state.yolo
+        assert not app.session.deps.auto_confirm
+        assert not app.chat.status_bar.yolo
         app.chat.prompt.text = "run touch two.txt"
         await pilot.press("enter")
         screen = await approval_dialog(pilot, app)  # asks again
@@ -244,4 +246,4 @@ async def test_approve_all_does_not_follow_into_a_resumed_session(tmp_path: Path
         newest = next(i for i in SessionStore(db).list() if i.id != planned.id)
         app.run_command(f"/resume {newest.id}")
         await wait_for(pilot, lambda: user_texts(app) == ["run touch one.txt"])
-        assert not app.deps.auto_confirm
+        assert not app.session.deps.auto_confirm

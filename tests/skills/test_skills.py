@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from co_tui.config import Settings, user_config_dir
-from co_tui.orchestrator import run_turn
 from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.orchestrator.turn import run_turn
 from co_tui.skills import (
     SHIPPED_DIR,
     discover_skills,
@@ -153,7 +153,7 @@ async def test_explicit_instructions_leave_out_the_skills_list(tmp_path: Path) -
 
     model = ScriptedModel(["hi"])
     bundle = build_agent(Settings(), model=model.model, instructions="Only this.")
-    assert bundle.tool_sources["load_skill"] == "skills"
+    assert bundle.tool_specs["load_skill"].source == "skills"
     deps = make_deps(tmp_path, Settings())
     await run_turn(bundle.agent, "x", deps=deps, history=[], frontend=RecordingFrontend())
     assert model.seen[0][-1].instructions == "Only this."

@@ -6,8 +6,8 @@ import asyncio
 from pathlib import Path
 
 from co_tui.config import Settings
-from co_tui.orchestrator import run_turn
 from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.orchestrator.turn import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 from tests.subagents.scripts import (
     ANSWER_A,
@@ -21,8 +21,7 @@ from tests.subagents.scripts import (
 
 def child_sessions(frontend: RecordingFrontend, parent: str) -> dict[str, str]:
     """{session_id: task} of every sub-agent that started."""
-    return {c.session_id: c.payload for c in frontend.calls
-            if c.name == "turn_start" and c.session_id != parent}  # fmt: skip
+    return {e.session_id: e.prompt for e in frontend.of("turn_start") if e.session_id != parent}
 
 
 async def test_two_concurrent_subagents_report_back(tmp_path: Path) -> None:
@@ -38,7 +37,7 @@ async def test_two_concurrent_subagents_report_back(tmp_path: Path) -> None:
     assert parent not in children and len(set(children)) == 2
 
     # Interleaved: both sub-agents started before either ended.
-    names = [(c.name, c.session_id) for c in frontend.calls]
+    names = [(e.type, e.session_id) for e in frontend.events]
     first_end = min(names.index(("turn_end", sid)) for sid in children)
     last_start = max(names.index(("turn_start", sid)) for sid in children)
     assert last_start < first_end
@@ -47,32 +46,26 @@ async def test_two_concurrent_subagents_report_back(tmp_path: Path) -> None:
     assert result.output is not None
     assert result.output.startswith("Combined: ")
     assert ANSWER_A in result.output and ANSWER_B in result.output
-    parent_text = "".join(c.payload for c in frontend.calls
-                          if c.name == "text_delta" and c.session_id == parent)  # fmt: skip
+    parent_text = "".join(e.content for e in frontend.of("text_delta") if e.session_id == parent)
     assert parent_text == "Let me ask two helpers. " + result.output
-    child_text = "".join(c.payload for c in frontend.calls
-                         if c.name == "text_delta" and c.session_id in children)  # fmt: skip
+    child_text = "".join(e.content for e in frontend.of("text_delta") if e.session_id in children)
     assert ANSWER_A in child_text and ANSWER_B in child_text
 
     # The child's tool call is reported under its own session.
     child_a = next(sid for sid, task in children.items() if task == TASK_A)
-    tool_calls = [(c.session_id, c.payload.tool_name) for c in frontend.calls
-                  if c.name == "tool_call"]  # fmt: skip
+    tool_calls = [(e.session_id, e.tool_name) for e in frontend.of("tool_call")]
     assert (child_a, "list_memories") in tool_calls
     assert (parent, "delegate") in tool_calls
 
     # One budget: parent 2 requests + child A 2 + child B 1.
     assert script.parent_requests == 2
     assert result.usage.requests == 5
-    child_usage = {c.session_id: c.payload for c in frontend.calls
-                   if c.name == "usage" and c.session_id in children}  # fmt: skip
+    child_usage = {e.session_id: e for e in frontend.of("usage") if e.session_id in children}
     assert child_usage[child_a].requests == 2
-    parent_usage = [c.payload for c in frontend.calls
-                    if c.name == "usage" and c.session_id == parent][-1]  # fmt: skip
+    parent_usage = [e for e in frontend.of("usage") if e.session_id == parent][-1]
     total_child_tokens = sum(u.input_tokens + u.output_tokens for u in child_usage.values())
     assert parent_usage.input_tokens + parent_usage.output_tokens > total_child_tokens > 0
-    assert all(c.payload is False for c in frontend.calls
-               if c.name == "turn_end")  # fmt: skip
+    assert all(e.interrupted is False for e in frontend.of("turn_end"))
 
 
 async def test_cancel_stops_both_subagents(tmp_path: Path) -> None:
@@ -95,7 +88,7 @@ async def test_cancel_stops_both_subagents(tmp_path: Path) -> None:
     assert result.interrupted
     assert script.active == 0 and script.cancelled == 2
     children = child_sessions(frontend, deps.session_id)
-    ends = {c.session_id: c.payload for c in frontend.calls if c.name == "turn_end"}
+    ends = {e.session_id: e.interrupted for e in frontend.of("turn_end")}
     assert all(ends[sid] is True for sid in children)
     left = {t for t in asyncio.all_tasks() if not t.done()} - before - {asyncio.current_task()}
     assert not left, left

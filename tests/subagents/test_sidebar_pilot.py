@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.subagents import SubagentBlock
-from co_tui.tui.widgets.transcript import AssistantMessage, ToolCallBlock
+from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.subagents.scripts import (
     ANSWER_A,
     ANSWER_B,
@@ -56,7 +57,7 @@ async def test_subagents_show_in_sidebar_not_transcript(tmp_path: Path) -> None:
         text = transcript_answers(app)
         assert text.startswith("Let me ask two helpers.")
         assert "child thinking aloud" not in text.split("Combined:")[0]  # ...not streamed here
-        assert ANSWER_A in app.last_answer and ANSWER_B in app.last_answer
+        assert ANSWER_A in app.session.last_answer and ANSWER_B in app.session.last_answer
         calls = [b.tool_name for b in app.query(ToolCallBlock)]
         assert calls == ["delegate", "delegate"]  # only the parent's calls in the transcript
         # The turn's usage includes the sub-agents' requests: 2 parent + 2 + 1.

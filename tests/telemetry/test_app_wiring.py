@@ -15,6 +15,7 @@ from co_tui.config import Settings
 from co_tui.telemetry import default_db_path, setup_telemetry, shutdown_telemetry
 from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.screens.spans import SpanScreen
+from tests.helpers import make_bundle, make_deps
 from tests.telemetry.test_viewer import names, until
 from tests.tui.helpers import last_tool_returns, make_app
 
@@ -64,14 +65,10 @@ async def test_f2_shows_spans_of_the_running_turn(tmp_path: Path) -> None:
         shutdown_telemetry()
 
 
-async def test_spans_command_without_the_app() -> None:
-    from co_tui.commands import dispatch
+async def test_spans_command_without_the_app(tmp_path: Path) -> None:
+    from co_tui.commands import CommandContext, dispatch
 
     shown: list[object] = []
-
-    class Ctx:
-        extra: dict[str, Any] = {}  # noqa: RUF012
-        show = shown.append
-
-    result = await dispatch(Ctx(), "/spans")  # type: ignore[arg-type]
+    ctx = CommandContext([], make_deps(tmp_path), make_bundle("test"), Settings(), shown.append)
+    result = await dispatch(ctx, "/spans")
     assert result.known and "co-tui traces" in str(shown[0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -17,6 +18,7 @@ from co_tui.config import Settings
 from co_tui.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.tui.app import CoApp
+from co_tui.tui.messages import Settle
 from co_tui.tui.screens.approval import ApprovalScreen
 
 StreamFn = Callable[[list[ModelMessage], AgentInfo], AsyncIterator[Any]]
@@ -110,12 +112,20 @@ async def wait_until(
         await pilot.pause(0.01)
 
 
+async def drawn(pilot: Any, app: CoApp) -> None:
+    """Wait until the transcript has handled every message posted to it so far."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    app.chat.transcript.post_message(Settle(done))
+    await wait_until(pilot, done.done, "the transcript to draw what was posted to it")
+
+
 async def settle(pilot: Any, app: CoApp) -> None:
     """Wait for the running turn (and what was queued behind it) and every answer's pump."""
 
     def idle() -> bool:
         return (
             not app.busy
+            and not app.chat.busy
             and not app.chat.prompt.queued
             and all(
                 m.is_settled
@@ -125,6 +135,8 @@ async def settle(pilot: Any, app: CoApp) -> None:
 
     await pilot.pause()
     await wait_until(pilot, idle, "the turn to end and its answer to settle")
+    await drawn(pilot, app)
+    await wait_until(pilot, idle, "the turn's answers to settle")
     await pilot.pause()
 
 

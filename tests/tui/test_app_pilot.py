@@ -11,7 +11,9 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo
 
 from co_tui.tui.screens.approval import ApprovalScreen
-from co_tui.tui.widgets.transcript import AssistantMessage, ToolCallBlock, UserMessage
+from co_tui.tui.widgets.assistant_message import AssistantMessage
+from co_tui.tui.widgets.items import UserMessage
+from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.tui.helpers import (
     SIZE,
     approval_dialog,
@@ -47,8 +49,8 @@ async def test_streaming_text_lands_in_transcript(tmp_path: Path) -> None:
         assert len(messages) == 1
         assert messages[0].text == "".join(chunks)
         assert messages[0].is_settled
-        assert app.last_answer == "".join(chunks)
-        assert user_prompts(app.history) == ["hi there"]
+        assert app.session.last_answer == "".join(chunks)
+        assert user_prompts(app.session.history) == ["hi there"]
         # the live tail is gone: only cheap renderables remain
         assert not list(messages[0].query("Markdown"))
 
@@ -63,10 +65,10 @@ async def test_shell_call_opens_modal_and_y_runs_it(tmp_path: Path) -> None:
         assert screen.request.args == {"cmd": "ls"}
         await pilot.press("y")
         await settle(pilot, app)
-        returns = [p for m in app.history for p in getattr(m, "parts", [])
+        returns = [p for m in app.session.history for p in getattr(m, "parts", [])
                    if getattr(p, "part_kind", "") == "tool-return"]  # fmt: skip
         assert returns and "marker.txt" in str(returns[0].content)
-        assert "marker.txt" in app.last_answer  # the output reached the model
+        assert "marker.txt" in app.session.last_answer  # the output reached the model
         block = app.query_one(ToolCallBlock)
         assert block.status == "ok"
 
@@ -79,7 +81,7 @@ async def test_n_denies_and_model_sees_denial(tmp_path: Path) -> None:
         await pilot.press("n")
         await settle(pilot, app)
         assert not (tmp_path / "should-not-exist").exists()
-        assert "denied" in app.last_answer.lower()
+        assert "denied" in app.session.last_answer.lower()
         assert app.query_one(ToolCallBlock).status == "denied"
 
 
@@ -92,15 +94,15 @@ async def test_a_approves_all_later_calls(tmp_path: Path) -> None:
         await pilot.press("a", "a")  # the second `a` confirms approving everything
         await settle(pilot, app)
         assert not isinstance(app.screen, ApprovalScreen)
-        assert app.deps.auto_confirm
-        assert "one" in app.last_answer and "two" in app.last_answer
+        assert app.session.deps.auto_confirm
+        assert "one" in app.session.last_answer and "two" in app.session.last_answer
         # a later turn does not ask either
         await submit(pilot, app, "again")
         for _ in range(30):
             await pilot.pause()
             assert not isinstance(app.screen, ApprovalScreen)
         await settle(pilot, app)
-        assert app.chat.status_bar.state.yolo
+        assert app.chat.status_bar.yolo
 
 
 def slow_stream(started: asyncio.Event) -> Any:
@@ -133,8 +135,8 @@ async def test_cancel_mid_stream_keeps_valid_history(tmp_path: Path) -> None:
         assert first.interrupted and first.text.startswith("partial answer")
         await submit(pilot, app, "second")
         await settle(pilot, app)
-        assert app.last_answer == "second answer"
-        assert user_prompts(app.history) == ["first", "second"]
+        assert app.session.last_answer == "second answer"
+        assert user_prompts(app.session.history) == ["first", "second"]
 
 
 async def test_ctrl_c_cancels_a_running_turn(tmp_path: Path) -> None:
@@ -154,11 +156,11 @@ async def test_clear_empties(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, app, "hello")
         await settle(pilot, app)
-        assert app.history
+        assert app.session.history
         await submit(pilot, app, "/clear")
         for _ in range(10):
             await pilot.pause()
-        assert app.history == []
+        assert app.session.history == []
         assert not list(app.query(AssistantMessage))
         assert not list(app.query(UserMessage))
 
@@ -199,10 +201,10 @@ async def test_enter_right_after_fast_typing_sends_everything_typed(tmp_path: Pa
             app._driver.send_message(key)  # type: ignore[union-attr]
         for _ in range(40):
             await pilot.pause(0.05)
-            if app.history:
+            if app.session.history:
                 break
         await settle(pilot, app)
-        assert user_prompts(app.history) == ["hello world"]
+        assert user_prompts(app.session.history) == ["hello world"]
         assert app.chat.prompt.text == ""
 
 

@@ -10,9 +10,10 @@ from rich.style import Style
 
 from co_tui.config import Settings
 from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalRecord, ApprovalRequest
-from co_tui.tui.frontend import approval_line
 from co_tui.tui.screens.approval import ApprovalScreen
-from co_tui.tui.widgets.transcript import Note, ToolCallBlock
+from co_tui.tui.widgets.decision import approval_line
+from co_tui.tui.widgets.items import Note
+from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.tui.helpers import (
     approval_dialog,
     make_app,
@@ -57,7 +58,7 @@ async def test_escape_denies_even_before_the_dialog_is_armed(tmp_path: Path) -> 
         await settle(pilot, app)
         assert not (tmp_path / "should-not-exist").exists()
         assert app.query_one(ToolCallBlock).status == "denied"
-        assert "denied" in app.last_answer.lower()
+        assert "denied" in app.session.last_answer.lower()
 
 
 async def test_a_long_command_scrolls_and_the_keys_stay_on_screen(tmp_path: Path) -> None:
@@ -90,7 +91,13 @@ async def test_the_key_row_says_when_keys_are_not_active_yet(tmp_path: Path) -> 
     # The dialog is pushed with a long arming delay, so a slow machine cannot arm it before
     # the test looks; the arming timer's effect is then applied through the reactive.
     app = make_app(shell_then_text(["ls"]), tmp_path)
-    request = ApprovalRequest("c1", "run_shell_command", {"cmd": "ls"}, "runs a command")
+    request = ApprovalRequest(
+        session_id=app.session_id,
+        tool_call_id="c1",
+        tool_name="run_shell_command",
+        args={"cmd": "ls"},
+        reason="runs a command",
+    )
     async with app.run_test(size=SMALL) as pilot:
         screen = ApprovalScreen(request, arm_delay=600)
         decided: list[Any] = []
@@ -119,7 +126,16 @@ async def test_the_key_row_says_when_keys_are_not_active_yet(tmp_path: Path) -> 
 
 def _record(decision: Any, read_only: bool = False) -> ApprovalRecord:
     args = {"cmd": "touch PWNED; # \x1b[2K\x1b[1Gls -la"}
-    return ApprovalRecord("c1", "run_shell_command", args, "h", decision, "why", read_only)
+    return ApprovalRecord(
+        session_id="s1",
+        tool_call_id="c1",
+        tool_name="run_shell_command",
+        args=args,
+        args_hash="h",
+        decision=decision,
+        reason="why",
+        read_only=read_only,
+    )
 
 
 def test_each_decision_line_has_its_own_look_and_shows_hidden_characters() -> None:
@@ -167,12 +183,12 @@ async def test_approve_all_ends_with_clear(tmp_path: Path) -> None:
         await approval_dialog(pilot, app)
         await pilot.press("a", "a")
         await settle(pilot, app)
-        assert app.deps.auto_confirm and app.chat.status_bar.state.yolo
+        assert app.session.deps.auto_confirm and app.chat.status_bar.yolo
         await submit(pilot, app, "/clear")
-        await wait_until(pilot, lambda: not app.history, "/clear")
+        await wait_until(pilot, lambda: not app.session.history, "/clear")
         await settle(pilot, app)
-        assert not app.deps.auto_confirm
-        assert not app.chat.status_bar.state.yolo
+        assert not app.session.deps.auto_confirm
+        assert not app.chat.status_bar.yolo
         await submit(pilot, app, "run it again")
         screen = await approval_dialog(pilot, app)  # asks again
         assert screen.request.args == {"cmd": "echo one"}
@@ -186,13 +202,13 @@ async def test_clear_keeps_a_configured_auto_confirm(tmp_path: Path) -> None:
     async with app.run_test(size=SMALL) as pilot:
         await submit(pilot, app, "/clear")
         await settle(pilot, app)
-        assert app.deps.auto_confirm and app.chat.status_bar.state.yolo
+        assert app.session.deps.auto_confirm and app.chat.status_bar.yolo
 
 
 async def test_the_sandbox_warning_stays_in_the_status_bar(tmp_path: Path) -> None:
     app = make_app(text_stream("hi"), tmp_path)
     warning = "no sandbox: commands run on this machine unisolated (docker: no engine)"
-    app.deps.sandbox_warning = warning  # type: ignore[union-attr]
+    app.session.deps.sandbox_warning = warning  # type: ignore[union-attr]
     async with app.run_test(size=SMALL) as pilot:
         assert await app.wait_ready()
         await pilot.pause()

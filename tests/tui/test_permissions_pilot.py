@@ -17,7 +17,7 @@ from rich.console import Console
 from co_tui.config import Permissions, Settings
 from co_tui.permissions.store import ProjectRuleStore
 from co_tui.tui.screens.approval import ApprovalScreen
-from co_tui.tui.widgets.transcript import Note, RenderedItem
+from co_tui.tui.widgets.items import Note, RenderedItem
 from tests.tui.helpers import (
     StreamFn,
     approval_dialog,
@@ -91,7 +91,7 @@ async def test_always_allow_then_permissions_lists_and_removes_the_rule(tmp_path
         assert "`echo` with any further words" in rendered(screen.rule_status)
         await pilot.press("enter")
         await settle(pilot, app)
-        assert "run_shell_command: one" in app.last_answer
+        assert "run_shell_command: one" in app.session.last_answer
         saved = "saved the permission rule `shell(echo *)` for this project"
         assert any(
             n.startswith("✓ you always allow run_shell_command echo one") for n in notes(app)
@@ -102,7 +102,7 @@ async def test_always_allow_then_permissions_lists_and_removes_the_rule(tmp_path
         # The next turn: the same kind of command runs without asking.
         await submit(pilot, app, "second")
         await settle(pilot, app)
-        assert "run_shell_command: two" in app.last_answer
+        assert "run_shell_command: two" in app.session.last_answer
         allowed = "allowed by your permission rule `shell(echo *)` (saved for this project)"
         assert any(n.startswith("· auto-approved run_shell_command echo two") for n in notes(app))
         assert any(allowed in n for n in notes(app))

@@ -12,7 +12,8 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo
 
-from co_tui.tui.widgets.transcript import ToolCallBlock, UserMessage
+from co_tui.tui.widgets.items import UserMessage
+from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.tui.helpers import SIZE, make_app, rendered, settle, user_prompts, wait_until
 
 
@@ -65,10 +66,10 @@ async def test_messages_sent_during_a_turn_wait_and_go_in_order(tmp_path: Path) 
         gate.open.set()
         await settle(pilot, app)
         assert gate.seen == ["first", "second", "third"]
-        assert user_prompts(app.history) == ["first", "second", "third"]
+        assert user_prompts(app.session.history) == ["first", "second", "third"]
         users = [w.text for w in app.chat.transcript.items if isinstance(w, UserMessage)]
         assert users == ["first", "second", "third"]
-        assert app.last_answer == "answer to third"
+        assert app.session.last_answer == "answer to third"
         assert not app.chat.queued.display
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.config import Settings
-from co_tui.orchestrator.frontend import ToolCallInfo, ToolResultInfo, UsageInfo
+from co_tui.orchestrator import events as ev
 from tests.tui.helpers import (
     approval_dialog,
     make_app,
@@ -20,6 +20,24 @@ from tests.tui.helpers import (
 )
 
 SIZE = (110, 34)
+
+
+def call(sid: str, cid: str, name: str, args: dict[str, Any], key_arg: str) -> ev.ToolCall:
+    return ev.ToolCall(session_id=sid, tool_call_id=cid, tool_name=name, args=args, key_arg=key_arg)
+
+
+def result(
+    sid: str, cid: str, name: str, status: ev.ToolStatus, content: str, duration: float | None
+) -> ev.ToolResult:
+    return ev.ToolResult(
+        session_id=sid,
+        tool_call_id=cid,
+        tool_name=name,
+        status=status,
+        content=content,
+        duration_s=duration,
+    )
+
 
 ANSWER = [
     "# Weekly plan\n\n",
@@ -83,23 +101,26 @@ def test_sidebar_thinking_and_tools(snap_compare: Any, tmp_path: Path) -> None:
         app = pilot.app
         assert await app.wait_ready()
         fe, sid = app.frontend, app.session_id
-        fe.on_turn_start(sid, "tidy my notes")
-        fe.on_thinking_start(sid)
-        fe.on_thinking_delta(sid, "The user wants their notes tidied. I should list the ")
-        fe.on_thinking_delta(sid, "folder first, then read the oldest file, then archive it.")
-        fe.on_thinking_end(sid, "")
+        shell = "run_shell_command"
+        fe.emit(ev.TurnStart(session_id=sid, prompt="tidy my notes"))
+        fe.emit(ev.ThinkingStart(session_id=sid))
+        for delta in (
+            "The user wants their notes tidied. I should list the ",
+            "folder first, then read the oldest file, then archive it.",
+        ):
+            fe.emit(ev.ThinkingDelta(session_id=sid, content=delta))
+        fe.emit(ev.ThinkingEnd(session_id=sid, content=""))
         calls = [("c1", "ls notes/"), ("c2", "cat notes/old.md"), ("c3", "mv notes/old.md a/")]
         for cid, cmd in calls:
-            fe.on_tool_call(sid, ToolCallInfo(cid, "run_shell_command", {"cmd": cmd}, cmd))
-        shell = "run_shell_command"
-        denied = "The user denied this action."
-        fe.on_tool_result(sid, ToolResultInfo("c1", shell, "ok", "old.md\ntodo.md", None, 0.2))
-        fe.on_tool_result(sid, ToolResultInfo("c2", shell, "failed", "cat: Permission denied",
-                                              None, 0.1))  # fmt: skip
-        fe.on_tool_result(sid, ToolResultInfo("c3", shell, "denied", denied, None, None))
-        fe.on_tool_call(sid, ToolCallInfo("c4", "web_search", {"query": "note tidying"},
-                                          "note tidying"))  # fmt: skip
-        fe.on_usage(sid, UsageInfo(1234, 56, 2, 4))
+            fe.emit(call(sid, cid, shell, {"cmd": cmd}, cmd))
+        fe.emit(result(sid, "c1", shell, "ok", "old.md\ntodo.md", 0.2))
+        fe.emit(result(sid, "c2", shell, "failed", "cat: Permission denied", 0.1))
+        fe.emit(result(sid, "c3", shell, "denied", "The user denied this action.", None))
+        fe.emit(call(sid, "c4", "web_search", {"query": "note tidying"}, "note tidying"))
+        usage = ev.Usage(
+            session_id=sid, input_tokens=1234, output_tokens=56, requests=2, tool_calls=4
+        )
+        fe.emit(usage)
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,7 @@ from co_tui.evals.cases import CasesError, EvalCase, load_cases, select_cases
 from co_tui.evals.report import failures_table, gate_table, matrix_table, scores_table
 from co_tui.evals.runner import DEFAULT_TIMEOUT_S, parameters, run_cases, tool_definitions
 from co_tui.evals.scoring import CaseResult, Outcome, dimension_scores
+from co_tui.session import ChatSession
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # the gate failed, or the model could not be used
@@ -70,53 +73,84 @@ async def run_eval(
     err: Console | None = None,
 ) -> int:
     """The whole command; returns the exit code. `model` overrides resolution (tests)."""
-    from co_tui.agent import build_agent
-    from co_tui.deps import create_deps
-    from co_tui.llm import ProviderError
-    from co_tui.sandbox import SandboxChoice, SubprocessSandbox
-
     out = out or Console(soft_wrap=True)
     err = err or Console(stderr=True, soft_wrap=True)
     if options.repeat < 1:
         err.print("co-tui: --repeat must be at least 1")
         return EXIT_USAGE
-    # Every built-in tool is offered whatever the user's web policy: the cases cover them all.
-    settings = settings.model_copy(update={"web_policy": WebPolicy()})
+    with tempfile.TemporaryDirectory(prefix="co-tui-eval-") as tmp:
+        # An empty workspace: no project AGENTS.md or knowledge changes the prompt under test.
+        session = _eval_session(settings, Path(tmp), model)
+        try:
+            return await _run_session(session, options, model, out, err)
+        finally:
+            await session.aclose()
+
+
+def _eval_session(settings: Settings, workspace: Path, model: Model | str | None) -> ChatSession:
+    """A session that stores nothing (no session record, no spans) and defers every tool.
+    Every built-in tool is offered whatever the user's web policy: the cases cover them all."""
+    from co_tui.deps import create_deps
+    from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+
+    settings = settings.model_copy(update={"web_policy": WebPolicy(), "telemetry_enabled": False})
+    choice = SandboxChoice(SubprocessSandbox(workspace), "eval: every tool is deferred")
+    return ChatSession(
+        settings,
+        workspace=workspace,
+        record=False,
+        deps=create_deps(settings, workspace, sandbox_choice=choice),
+        agent_options={"model": model, "all_approval": True},
+    )
+
+
+async def _run_session(
+    session: ChatSession,
+    options: EvalOptions,
+    model: Model | str | None,
+    out: Console,
+    err: Console,
+) -> int:
+    from co_tui.llm import ProviderError
+
     try:
-        bundle = build_agent(settings, model=model, all_approval=True)
+        await asyncio.to_thread(session.build)
     except ProviderError as exc:
         err.print(f"co-tui: {exc}", markup=False)
         return EXIT_FAILED
+    bundle, deps = session.built()
     label = _model_label(bundle, model)
-    with tempfile.TemporaryDirectory(prefix="co-tui-eval-") as tmp:
-        # An empty workspace: no project AGENTS.md or knowledge changes the prompt under test.
-        workspace = Path(tmp)
-        choice = SandboxChoice(SubprocessSandbox(workspace), "eval: every tool is deferred")
-        deps = create_deps(settings, workspace, sandbox_choice=choice)
-        tools = await tool_definitions(bundle.agent, deps)
-        try:
-            cases = select_cases(
-                load_cases(options.cases_file, parameters(tools)), options.patterns
-            )
-        except CasesError as exc:
-            err.print("co-tui: the cases file is malformed:", markup=False)
-            for problem in exc.problems:
-                err.print(f"  {problem}", markup=False)
-            return EXIT_USAGE
-        if not cases:
-            err.print(f"co-tui: no case matches {options.patterns!r}", markup=False)
-            return EXIT_USAGE
-        if not await _start_local(bundle, err):
-            return EXIT_FAILED
-        model_settings = _eval_settings(bundle, options)
-        err.print(f"eval: {len(cases)} case(s) x {options.repeat} on {label}", markup=False)
-        try:
-            results = await _run_with_progress(
-                bundle, cases, deps, tools, model_settings, options, err
-            )
-        finally:
-            await deps.sandbox.cleanup()
-    run_info = {
+    tools = await tool_definitions(bundle.agent, deps)
+    cases = _selected_cases(options, tools, err)
+    if cases is None:
+        return EXIT_USAGE
+    if not await _start_local(session, err):
+        return EXIT_FAILED
+    model_settings = _eval_settings(bundle, options)
+    err.print(f"eval: {len(cases)} case(s) x {options.repeat} on {label}", markup=False)
+    results = await _run_with_progress(session, cases, tools, model_settings, options, err)
+    return _report(label, results, options, _run_info(options, model_settings), out, err)
+
+
+def _selected_cases(
+    options: EvalOptions, tools: dict[str, Any], err: Console
+) -> list[EvalCase] | None:
+    """The cases to run; None (the problem printed) for a malformed file or no match."""
+    try:
+        cases = select_cases(load_cases(options.cases_file, parameters(tools)), options.patterns)
+    except CasesError as exc:
+        err.print("co-tui: the cases file is malformed:", markup=False)
+        for problem in exc.problems:
+            err.print(f"  {problem}", markup=False)
+        return None
+    if not cases:
+        err.print(f"co-tui: no case matches {options.patterns!r}", markup=False)
+        return None
+    return cases
+
+
+def _run_info(options: EvalOptions, model_settings: dict[str, Any]) -> dict[str, Any]:
+    return {
         "cases_file": str(options.cases_file),
         "repeat": options.repeat,
         "temperature": options.temperature,
@@ -125,7 +159,6 @@ async def run_eval(
         "timeout_s": options.timeout,
         "selected": options.patterns,
     }
-    return _report(label, results, options, run_info, out, err)
 
 
 def _eval_settings(bundle: Any, options: EvalOptions) -> dict[str, Any]:
@@ -139,16 +172,12 @@ def _eval_settings(bundle: Any, options: EvalOptions) -> dict[str, Any]:
     return settings
 
 
-async def _start_local(bundle: Any, err: Console) -> bool:
+async def _start_local(session: ChatSession, err: Console) -> bool:
     """Start the embedded model first, so its load time is not charged to the first case."""
-    if bundle.resolved is None or bundle.resolved.provider != "local":
-        return True
-    import sys
-
-    from co_tui.llm.local import LocalServerError, ensure_local_started, headless_progress
+    from co_tui.llm.local import LocalServerError, headless_progress
 
     try:
-        await ensure_local_started(bundle.resolved.model, headless_progress(sys.stderr))
+        await session.start_model(headless_progress(sys.stderr))
     except LocalServerError as exc:
         err.print(f"co-tui: {exc}", markup=False)
         return False
@@ -156,9 +185,8 @@ async def _start_local(bundle: Any, err: Console) -> bool:
 
 
 async def _run_with_progress(
-    bundle: Any,
+    session: ChatSession,
     cases: list[EvalCase],
-    deps: Any,
     tools: dict[str, Any],
     model_settings: dict[str, Any],
     options: EvalOptions,
@@ -177,9 +205,8 @@ async def _run_with_progress(
             progress.update(task, advance=1, description=f"eval {case.id}")
 
         return await run_cases(
-            bundle.agent,
+            session,
             cases,
-            deps=deps,
             tools=tools,
             model_settings=model_settings,  # type: ignore[arg-type]
             repeat=options.repeat,

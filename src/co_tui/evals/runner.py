@@ -1,8 +1,10 @@
-"""Run golden cases against an agent whose every tool is deferred (nothing executes).
+"""Run golden cases against a session's agent, whose every tool is deferred (nothing executes).
 
 One model request per case: the run stops at the first DeferredToolRequests or text answer
 (UsageLimits(request_limit=1)); when the first response would need a second request (an
 unknown tool, arguments that fail validation), that first response is still what is scored.
+The cases do not run as the session's turns (run_turn): a turn streams, asks for approvals
+and runs the calls the permission rules approve, where a case must execute nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pydantic_ai.tools import ToolDefinition
 from co_tui.deps import CoDeps
 from co_tui.evals.cases import EvalCase
 from co_tui.evals.scoring import CaseResult, Outcome, judge
+from co_tui.session import ChatSession
 
 DEFAULT_TIMEOUT_S = 120.0
 # A timeout says the machine was busy, not what the model would do: with greedy decoding the
@@ -128,10 +131,9 @@ async def _attempt(
 
 
 async def run_cases(
-    agent: Agent[CoDeps, Any],
+    session: ChatSession,
     cases: Sequence[EvalCase],
     *,
-    deps: CoDeps,
     tools: dict[str, ToolDefinition],
     model_settings: ModelSettings | None = None,
     repeat: int = 1,
@@ -139,7 +141,11 @@ async def run_cases(
     timeout: float = DEFAULT_TIMEOUT_S,
     on_outcome: Progress | None = None,
 ) -> list[CaseResult]:
-    """Every case `repeat` times, one after another. Repeat i runs with seed `seed + i`."""
+    """Every case `repeat` times, one after another, on the built session's agent and deps
+    (its conversation is not used: each case brings its own). Repeat i runs with seed
+    `seed + i`."""
+    bundle, deps = session.built()
+    agent = bundle.agent
     results = [CaseResult(case) for case in cases]
     for i in range(repeat):
         settings: dict[str, Any] = dict(model_settings or {})

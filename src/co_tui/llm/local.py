@@ -48,11 +48,11 @@ from co_tui.llm.local_server import (
     ensure_started,
     shutdown,
 )
+from co_tui.llm.resolved import NO_SDK_RETRIES, ProviderError, ResolvedModel
 
 if TYPE_CHECKING:
     from pydantic_ai._run_context import RunContext
 
-    from co_tui.llm.providers import ResolvedModel
 
 __all__ = [
     "LocalModel",
@@ -73,16 +73,20 @@ LLAMA_CMAKE_ARGS = (
 )
 INSTALL_HINT = f'CMAKE_ARGS="{LLAMA_CMAKE_ARGS}" pip install "co-tui[local]"'
 # What llama_cpp.server imports: all must be present for `python -m llama_cpp.server`.
-_SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context",
-                   "pydantic_settings")  # fmt: skip
+_SERVER_MODULES = (
+    "llama_cpp",
+    "uvicorn",
+    "fastapi",
+    "sse_starlette",
+    "starlette_context",
+    "pydantic_settings",
+)
 # Small local models ramble; keep them from filling the whole context with one answer.
 DEFAULT_MAX_TOKENS = 1024
 DEFAULT_TEMPERATURE = 0.2
 
 
 def _provider_error(message: str) -> Exception:
-    from co_tui.llm.providers import ProviderError
-
     return ProviderError(message)
 
 
@@ -153,15 +157,14 @@ def local_spec(settings: Settings) -> LocalServerSpec:
 
 
 def local_model(settings: Settings) -> ResolvedModel:
-    from co_tui.llm.providers import NO_SDK_RETRIES, ResolvedModel
-
     spec = local_spec(settings)
     model_settings: ModelSettings = {
         **NO_SDK_RETRIES,
-        "temperature": settings.temperature if settings.temperature is not None
+        "temperature": settings.temperature
+        if settings.temperature is not None
         else DEFAULT_TEMPERATURE,
         "max_tokens": DEFAULT_MAX_TOKENS,
-    }  # fmt: skip
+    }
     model = LocalModel(spec, model_settings)
     return ResolvedModel(model, "local", spec.alias, key_present=None, detail=str(spec.model_path))
 
@@ -237,9 +240,11 @@ class LocalModel(WrapperModel):
             plan.messages, plan.settings, plan.params, run_context
         ) as inner:
             yield _ToolProtocolStream(
-                model_request_parameters=model_request_parameters, inner=inner,
-                tool_names=plan.tool_names, constrained_call=lambda: self._constrained_call(plan),
-            )  # fmt: skip
+                model_request_parameters=model_request_parameters,
+                inner=inner,
+                tool_names=plan.tool_names,
+                constrained_call=lambda: self._constrained_call(plan),
+            )
 
 
 @dataclass
@@ -271,8 +276,14 @@ class _Plan:
             params.allow_text_output
             and local_tools.tool_rounds(messages) >= local_tools.MAX_TOOL_ROUNDS
         )
-        inner = replace(params, function_tools=[], output_tools=[], allow_text_output=True,
-                        output_mode="text", tool_visibility=None)  # fmt: skip
+        inner = replace(
+            params,
+            function_tools=[],
+            output_tools=[],
+            allow_text_output=True,
+            output_mode="text",
+            tool_visibility=None,
+        )
         # The protocol stays in the prompt even when text is forced: the server then reuses
         # the cached prefix instead of evaluating the whole prompt again.
         history = local_tools.to_text_history(messages, tools)
@@ -284,9 +295,9 @@ class _Plan:
 
     def call_settings(self) -> ModelSettings:
         settings: dict[str, Any] = dict(self.settings)
-        extra = dict(settings.get("extra_body") or {})
-        extra["grammar"] = local_tools.grammar(self.tools, allow_text=False)
-        settings["extra_body"] = extra
+        body = dict(settings.get("extra_body") or {})
+        body["grammar"] = local_tools.grammar(self.tools, allow_text=False)
+        settings["extra_body"] = body
         return settings  # type: ignore[return-value]
 
     def starts_call(self, text: str) -> bool:
@@ -323,9 +334,11 @@ class _ToolProtocolStream(StreamedResponse):
             yield out
         if call is not None:
             yield self._parts_manager.handle_tool_call_part(
-                vendor_part_id="call", tool_name=call.tool_name, args=call.args,
+                vendor_part_id="call",
+                tool_name=call.tool_name,
+                args=call.args,
                 tool_call_id=call.tool_call_id,
-            )  # fmt: skip
+            )
             self.finish_reason = "tool_call"
         else:
             self.finish_reason = self.inner.finish_reason

@@ -110,8 +110,20 @@ def _pdeathsig_preexec() -> Callable[[], None] | None:
 # llama_cpp.server reads every unset setting from an environment variable of the same name
 # (HOST, PORT, MODEL, VERBOSE, CACHE, ...): the child gets only what a process needs, and
 # the API key there rather than on the command line, where `ps` would show it.
-_PASS_ENV = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ",
-             "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "SYSTEMROOT")  # fmt: skip
+_PASS_ENV = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TZ",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "VIRTUAL_ENV",
+    "SYSTEMROOT",
+)
 
 
 def _child_env(api_key: str) -> dict[str, str]:
@@ -140,16 +152,20 @@ class _Server:
         self.ready = False
         self.started_at = time.monotonic()
         self.log = log_path()
-        args = [
-            sys.executable, "-c", _LAUNCHER, str(os.getpid()), "llama_cpp.server",
-            "--model", str(spec.model_path), "--model_alias", spec.alias,
-            "--host", HOST, "--port", str(self.port),
-            "--n_ctx", str(spec.n_ctx),
-            "--n_threads", str(spec.n_threads), "--n_threads_batch", str(spec.n_threads),
+        options = {
+            "--model": str(spec.model_path),
+            "--model_alias": spec.alias,
+            "--host": HOST,
+            "--port": str(self.port),
+            "--n_ctx": str(spec.n_ctx),
+            "--n_threads": str(spec.n_threads),
+            "--n_threads_batch": str(spec.n_threads),
             # The server's default computes logits for every prompt token (for logprobs, which
             # co-tui never asks for): that made a 700-token prompt take ~5 s instead of ~1 s.
-            "--logits_all", "false",
-        ]  # fmt: skip
+            "--logits_all": "false",
+        }
+        launcher = [sys.executable, "-c", _LAUNCHER, str(os.getpid()), "llama_cpp.server"]
+        args = [*launcher, *(word for option in options.items() for word in option)]
         # PDEATHSIG follows the spawning *thread*: from another thread the child would die
         # with that thread, so there only the watchdog in the child applies.
         on_main = threading.current_thread() is threading.main_thread()

@@ -8,39 +8,24 @@ pydantic-ai model string through the `model` setting (`test` gives TestModel).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
 from co_tui.config import Settings
+from co_tui.llm.resolved import NO_SDK_RETRIES, ProviderError, ResolvedModel
 
 PROVIDERS = ("gemini", "ollama", "openai", "local")
 
-
-class ProviderError(Exception):
-    """The configured provider cannot be used; the message says what to do."""
-
-
-@dataclass
-class ResolvedModel:
-    model: Model
-    provider: str  # gemini | ollama | openai | local | model (a pydantic-ai model string)
-    model_name: str
-    model_settings: ModelSettings | None = None
-    key_present: bool | None = None  # None when the provider needs no key
-    fallbacks: list[str] = field(default_factory=list)
-    detail: str = ""  # e.g. the local model file
-
-    @property
-    def label(self) -> str:
-        chain = " → ".join([f"{self.provider}:{self.model_name}", *self.fallbacks])
-        return chain
-
-
-# The app does its own backoff (orchestrator/provider_errors.py): SDK retries off.
-NO_SDK_RETRIES: ModelSettings = {"max_retries": 0}
+__all__ = [
+    "NO_SDK_RETRIES",
+    "PROVIDERS",
+    "ProviderError",
+    "ResolvedModel",
+    "configured_provider",
+    "resolve_model",
+]
 
 
 def configured_provider(settings: Settings) -> str:
@@ -77,7 +62,7 @@ def _resolve_one(provider: str, settings: Settings) -> ResolvedModel:
 
         model = GoogleModel(
             settings.gemini_model,
-            provider=GoogleProvider(api_key=settings.gemini_api_key),
+            provider=GoogleProvider(api_key=settings.gemini_api_key.get_secret_value()),
             settings=_model_settings(settings),
         )
         return ResolvedModel(model, "gemini", settings.gemini_model, key_present=True)
@@ -93,7 +78,7 @@ def _resolve_one(provider: str, settings: Settings) -> ResolvedModel:
                 "or OPENAI_API_KEY"
             )
         base = settings.openai_base_url or "https://api.openai.com/v1"
-        key = settings.openai_api_key or "none"
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "none"
         model = _openai_compatible(settings.openai_model, base, key, settings)
         return ResolvedModel(
             model,

@@ -1,26 +1,7 @@
-from co_tui.orchestrator.frontend import (
-    ApprovalDecision,
-    ApprovalRecord,
-    ApprovalRequest,
-    FrontendProtocol,
-    NullFrontend,
-    StatusInfo,
-    ToolCallInfo,
-    ToolResultInfo,
-    UsageInfo,
-)
-from co_tui.orchestrator.turn import TurnResult, run_turn
+"""The orchestrator: one turn of the conversation, from a prompt to a `TurnResult`.
 
-__all__ = [
-    "ApprovalDecision",
-    "ApprovalRecord",
-    "ApprovalRequest",
-    "FrontendProtocol",
-    "NullFrontend",
-    "StatusInfo",
-    "ToolCallInfo",
-    "ToolResultInfo",
-    "TurnResult",
-    "UsageInfo",
-    "run_turn",
-]
+`turn.run_turn` streams the agent's run as typed events (`events`, via `stream.EventStream`)
+to a frontend (`frontend.FrontendProtocol`) and asks it about deferred calls; `replay`
+rebuilds the events of a stored history. This package imports nothing itself: the app loads
+`events` before its first frame, without pydantic-ai.
+"""

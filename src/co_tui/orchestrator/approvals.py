@@ -19,8 +19,9 @@ from pydantic_ai.messages import ToolCallPart
 
 from co_tui.orchestrator.readonly import ReadOnlyVerdict, classify_read_only
 from co_tui.permissions.matching import ToolCall
-from co_tui.permissions.rules import SHELL_TOOL
 from co_tui.permissions.ruleset import PermissionRule, PermissionRules
+from co_tui.tools.spec import DEFAULT_APPROVAL_REASON
+from co_tui.tools.specs import BUILTIN_SPECS
 
 
 def tool_args(part: ToolCallPart) -> dict[str, Any]:
@@ -116,29 +117,22 @@ def _built_in_policy(
     return Policy(None, ask)
 
 
-# Why a side-effectful tool needs the user: shown in the approval dialog.
-APPROVAL_REASONS: dict[str, str] = {
-    "draft_email": "creates a draft in your Gmail account",
-    "post_slack_message": "posts a message others will see in Slack",
-    "save_memory": "stores a memory that future sessions will see",
-    "web_search": "sends this query to the web search provider (web_policy.search is 'ask')",
-    "web_fetch": "fetches this address from the internet (web_policy.fetch is 'ask')",
-}
-
-
 def approval_reason(tool_name: str, isolation_level: str) -> str:
-    if tool_name == SHELL_TOOL:
-        if isolation_level == "none":
-            return "runs a command on this machine without a sandbox"
-        return f"runs a command in the sandbox (isolation: {isolation_level})"
-    if tool_name in APPROVAL_REASONS:
-        return APPROVAL_REASONS[tool_name]
-    return "calls a tool whose server asks for approval of every call, or that has side effects"
+    """Why a call waits for the user, for the dialog: its spec's reason (tools/specs.py)."""
+    spec = BUILTIN_SPECS.get(tool_name)
+    return spec.reason(isolation_level) if spec is not None else DEFAULT_APPROVAL_REASON
+
+
+# Arguments that usually name a call, for tools whose spec names none (an MCP server's).
+_USUAL_KEY_ARGUMENTS = ("cmd", "query", "url", "filename", "path", "channel", "to", "task", "name")
 
 
 def key_argument(tool_name: str, args: dict[str, Any]) -> str:
-    """The argument worth one inline line: the command, the query, the path, the target."""
-    for name in ("cmd", "query", "url", "filename", "path", "channel", "to", "task", "name"):
+    """The argument worth one inline line: the command, the query, the path, the target
+    (the spec's `key_arg`, else a usual name, else the first argument)."""
+    spec = BUILTIN_SPECS.get(tool_name)
+    names = (spec.key_arg,) if spec is not None and spec.key_arg else ()
+    for name in (*names, *_USUAL_KEY_ARGUMENTS):
         if name in args and args[name] not in (None, ""):
             return str(args[name])
     if args:

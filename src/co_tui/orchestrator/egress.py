@@ -9,22 +9,23 @@ what its history holds, nothing else:
   are in the conversation, why the call must be asked about, and which parts of its
   arguments appear in the sources' text (`highlights`). None: nothing to guard.
 
-`ToolTable` is the one table of tool name -> `Origin` (kind, private, untrusted) and of the
-outbound tools and where they send; `BUILTIN_TABLE` covers the built-in tools, and
-`ToolTable.with_mcp_server` adds a connected MCP server's tools (untrusted, "mcp:<server>";
-outbound unless the server is marked local). A tool the table does not know counts as
-untrusted: a result nobody vouched for is treated like one from the internet.
+`ToolTable` is the session's tools by name, each a `ToolSpec` (tools/spec.py): its `Origin`
+(kind, private, untrusted), how to label its results, and whether and where it sends data.
+This module names no tool: `BUILTIN_TABLE` holds the built-in tools' specs
+(tools/specs.py), and `ToolTable.with_specs` adds a connected MCP server's tools (their
+specs, `mcp_tool_spec`: untrusted, "mcp:<server>"; outbound unless the server is local).
+A tool the table does not know counts as untrusted: a result nobody vouched for is treated
+like one from the internet.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from email.utils import getaddresses
-from enum import StrEnum
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
-from urllib.parse import unquote_plus, urlsplit
+from urllib.parse import unquote_plus
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -38,121 +39,64 @@ from pydantic_ai.messages import (
 from co_tui.history import SUMMARY_PREFIX
 from co_tui.orchestrator.approvals import tool_args
 from co_tui.orchestrator.frontend import ApprovalRequest
+from co_tui.tools.spec import (
+    NEUTRAL,
+    UNKNOWN_TOOL,
+    Origin,
+    OriginKind,
+    ToolSpec,
+    one_line,
+    result_field,
+)
+from co_tui.tools.specs import BUILTIN_SPECS
 
 MIN_RUN = 8  # shortest part of an argument worth highlighting
 MAX_VALUE_CHARS = 20_000  # of one argument value searched for overlaps
 MAX_SOURCE_CHARS = 200_000  # of one source's text searched
 MAX_TOTAL_CHARS = 1_000_000  # of all sources' text searched (the newest first)
 MAX_HIGHLIGHTS = 50
-MAX_LABEL_CHARS = 120
 _FIND_LIMIT = 256  # distinct 8-grams up to which a C-speed `in` per gram beats a scan
 _VERIFY_BUDGET = 2_000  # substring checks spent splitting runs that are not contiguous
 
-
-class OriginKind(StrEnum):
-    NOTE = "note"
-    FILE = "file"  # shell output: the user's own files
-    DRIVE = "drive"
-    CALENDAR = "calendar"
-    MEMORY = "memory"
-    EMAIL = "email"
-    SLACK = "slack"
-    WEB = "web"
-    MCP = "mcp"
-    SUBAGENT = "sub-agent"
-    SUMMARY = "summary"
-    TOOL = "tool"  # a tool the table does not know
-    NONE = "none"  # results that hold nothing the conversation did not already have
-
-
-@dataclass(frozen=True)
-class Origin:
-    kind: OriginKind
-    private: bool  # the user's own data: notes, files, mail, memories
-    untrusted: bool  # written by someone else: web pages, other people's messages, MCP
-    name: str = ""  # "mcp:<server>" for MCP tools
-
-    @property
-    def is_source(self) -> bool:
-        return self.private or self.untrusted
-
-
-NEUTRAL = Origin(OriginKind.NONE, private=False, untrusted=False)
-UNKNOWN_TOOL = Origin(OriginKind.TOOL, private=False, untrusted=True)
 SUMMARY = Origin(OriginKind.SUMMARY, private=True, untrusted=False)
-_NOTE = Origin(OriginKind.NOTE, private=True, untrusted=False)
-_FILE = Origin(OriginKind.FILE, private=True, untrusted=False)
-_DRIVE = Origin(OriginKind.DRIVE, private=True, untrusted=False)
-_CALENDAR = Origin(OriginKind.CALENDAR, private=True, untrusted=False)
-_MEMORY = Origin(OriginKind.MEMORY, private=True, untrusted=False)
-_EMAIL = Origin(OriginKind.EMAIL, private=True, untrusted=True)
-_SLACK = Origin(OriginKind.SLACK, private=True, untrusted=True)
-_WEB = Origin(OriginKind.WEB, private=False, untrusted=True)
-
-# Every built-in tool (tests/security/test_egress_guard.py checks none is missing).
-ORIGINS: Mapping[str, Origin] = MappingProxyType(
-    {
-        "read_note": _NOTE,
-        "search_notes": _NOTE,
-        "list_notes": _NOTE,
-        "run_shell_command": _FILE,
-        "search_drive": _DRIVE,
-        "read_drive_file": _DRIVE,
-        "list_calendar_events": _CALENDAR,
-        "search_calendar_events": _CALENDAR,
-        "recall_memory": _MEMORY,
-        "list_memories": _MEMORY,
-        "list_emails": _EMAIL,
-        "search_emails": _EMAIL,
-        "list_slack_channels": _SLACK,
-        "get_slack_channel_history": _SLACK,
-        "get_slack_thread_replies": _SLACK,
-        "list_slack_users": _SLACK,
-        "web_fetch": _WEB,
-        "web_search": _WEB,
-        # A sub-agent's report counts as what the sub-agent read (see _delegate_origin).
-        "delegate": Origin(OriginKind.SUBAGENT, private=False, untrusted=False),
-        "save_memory": NEUTRAL,
-        "draft_email": NEUTRAL,
-        "post_slack_message": NEUTRAL,
-        "load_skill": NEUTRAL,
-    }
-)
-
-# Outbound tools: what they send data to.
-OUTBOUND: Mapping[str, str] = MappingProxyType(
-    {
-        "web_fetch": "the web",
-        "web_search": "the web search provider",
-        "post_slack_message": "Slack",
-        "draft_email": "Gmail",
-    }
-)
 
 
 @dataclass(frozen=True)
 class ToolTable:
-    origins: Mapping[str, Origin] = field(default_factory=lambda: ORIGINS)
-    outbound: Mapping[str, str] = field(default_factory=lambda: OUTBOUND)
+    """The session's tools by name (their specs): the built-in ones, plus any MCP server's."""
+
+    specs: Mapping[str, ToolSpec] = field(default_factory=lambda: BUILTIN_SPECS)
+
+    def spec(self, tool_name: str) -> ToolSpec | None:
+        return self.specs.get(tool_name)
 
     def origin(self, tool_name: str) -> Origin:
-        return self.origins.get(tool_name, UNKNOWN_TOOL)
+        spec = self.specs.get(tool_name)
+        return spec.origin if spec is not None else UNKNOWN_TOOL
+
+    @cached_property
+    def origins(self) -> Mapping[str, Origin]:
+        return MappingProxyType({name: spec.origin for name, spec in self.specs.items()})
+
+    @cached_property
+    def outbound(self) -> Mapping[str, str]:
+        """Outbound tools: what they send data to."""
+        return MappingProxyType(
+            {n: s.outbound for n, s in self.specs.items() if s.outbound is not None}
+        )
 
     def is_outbound(self, tool_name: str) -> bool:
-        return tool_name in self.outbound
+        spec = self.specs.get(tool_name)
+        return spec is not None and spec.outbound is not None
 
-    def with_mcp_server(self, server: str, tool_names: Iterable[str], *, local: bool) -> ToolTable:
-        """The server's (prefixed) tools: untrusted results; outbound unless `local`."""
-        origin = Origin(OriginKind.MCP, private=False, untrusted=True, name=f"mcp:{server}")
-        names = list(tool_names)
-        origins = {**self.origins, **dict.fromkeys(names, origin)}
-        outbound = dict(self.outbound)
-        if not local:
-            outbound |= dict.fromkeys(names, f"the MCP server '{server}'")
-        return ToolTable(MappingProxyType(origins), MappingProxyType(outbound))
+    def with_specs(self, specs: Iterable[ToolSpec]) -> ToolTable:
+        return ToolTable(MappingProxyType({**self.specs, **{s.name: s for s in specs}}))
 
 
 BUILTIN_TABLE = ToolTable()
+# Every built-in tool (tests/security/test_egress_guard.py checks none is missing).
+ORIGINS: Mapping[str, Origin] = BUILTIN_TABLE.origins
+OUTBOUND: Mapping[str, str] = BUILTIN_TABLE.outbound
 
 
 @dataclass(frozen=True)
@@ -184,68 +128,9 @@ class EgressReview:
 # -- sources --------------------------------------------------------------------------
 
 
-def _clean(text: str, limit: int = MAX_LABEL_CHARS) -> str:
-    one_line = " ".join(str(text).split())
-    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
-
-
-def _arg(args: Mapping[str, Any], name: str, default: str = "?") -> str:
-    value = args.get(name)
-    return _clean(str(value)) if value not in (None, "") else default
-
-
-def _field(content: Any, name: str) -> Any:
-    return content.get(name) if isinstance(content, dict) else None
-
-
-def _senders(content: Any) -> str:
-    raw = _field(content, "senders")
-    if not isinstance(raw, list) or not raw:
-        return "someone"
-    addresses = list(dict.fromkeys(a or n for n, a in getaddresses([str(s) for s in raw])))
-    shown = ", ".join(addresses[:3])
-    return shown + (f" and {len(addresses) - 3} more" if len(addresses) > 3 else "")
-
-
-def _drive_name(args: Mapping[str, Any], content: Any) -> str:
-    if isinstance(content, str) and content.strip():
-        return _clean(content.strip().split("\n", 1)[0])
-    return _arg(args, "file_id")
-
-
-Labeller = Callable[[Mapping[str, Any], Any], str]
-
-_LABELS: Mapping[str, Labeller] = MappingProxyType(
-    {
-        "read_note": lambda a, c: f"note {_arg(a, 'filename')}",
-        "search_notes": lambda a, c: f"notes matching {_arg(a, 'query')!r}",
-        "list_notes": lambda a, c: "the list of notes",
-        "run_shell_command": lambda a, c: f"shell output of `{_arg(a, 'cmd')}`",
-        "search_drive": lambda a, c: f"Drive files matching {_arg(a, 'query')!r}",
-        "read_drive_file": lambda a, c: f"Drive file {_drive_name(a, c)}",
-        "list_calendar_events": lambda a, c: "calendar events",
-        "search_calendar_events": lambda a, c: f"calendar events matching {_arg(a, 'query')!r}",
-        "recall_memory": lambda a, c: f"memories about {_arg(a, 'query')!r}",
-        "list_memories": lambda a, c: "the list of memories",
-        "list_emails": lambda a, c: f"email from {_senders(c)}",
-        "search_emails": lambda a, c: f"email from {_senders(c)}",
-        "list_slack_channels": lambda a, c: "the Slack channel list",
-        "get_slack_channel_history": lambda a, c: f"Slack messages in {_arg(a, 'channel')}",
-        "get_slack_thread_replies": lambda a, c: f"Slack thread in {_arg(a, 'channel')}",
-        "list_slack_users": lambda a, c: "the Slack user list",
-        "web_fetch": lambda a, c: f"web page {_clean(str(_field(c, 'url') or _arg(a, 'url')))}",
-        "web_search": lambda a, c: f"web search results for {_arg(a, 'query')!r}",
-    }
-)
-
-
-def _label(tool_name: str, origin: Origin, args: Mapping[str, Any], content: Any) -> str:
-    labeller = _LABELS.get(tool_name)
-    if labeller is not None:
-        return labeller(args, content)
-    if origin.kind is OriginKind.MCP:
-        return f"{origin.name} {tool_name}"
-    return f"result of {tool_name}"
+def _label(tool_name: str, args: Mapping[str, Any], content: Any, table: ToolTable) -> str:
+    spec = table.spec(tool_name)
+    return spec.result_label(args, content) if spec is not None else f"result of {tool_name}"
 
 
 def _leaves(value: Any, out: list[str], depth: int = 0) -> None:
@@ -273,14 +158,14 @@ def _strings(value: Any) -> list[str]:
 def _delegate_origin(content: Any) -> tuple[Origin, str] | None:
     """A sub-agent's report is private/untrusted when what it read was (tools/delegate.py
     lists those sources in the report)."""
-    private = _strings(_field(content, "private_sources"))
-    untrusted = _strings(_field(content, "untrusted_sources"))
+    private = _strings(result_field(content, "private_sources"))
+    untrusted = _strings(result_field(content, "untrusted_sources"))
     if not (private or untrusted):
         return None
     origin = Origin(OriginKind.SUBAGENT, private=bool(private), untrusted=bool(untrusted))
     labels = list(dict.fromkeys(private + untrusted))
     shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
-    return origin, f"sub-agent report (it read {_clean(shown)})"
+    return origin, f"sub-agent report (it read {one_line(shown)})"
 
 
 _READ_OUTCOMES = ("success", "failed")  # the others carry our own message, not a result
@@ -299,7 +184,7 @@ def origin_and_label(
         return _delegate_origin(part.content) or (NEUTRAL, "")
     if not origin.is_source:
         return origin, ""
-    return origin, _label(part.tool_name, origin, args, part.content)
+    return origin, _label(part.tool_name, args, part.content, table)
 
 
 def source_of(part: ToolReturnPart, args: Mapping[str, Any], table: ToolTable) -> Source | None:
@@ -482,23 +367,6 @@ def find_highlights(args: Mapping[str, Any], sources: Sequence[Source]) -> tuple
 # -- the review -------------------------------------------------------------------------
 
 
-def _host(url: Any) -> str:
-    try:
-        return urlsplit(str(url).strip()).hostname or _clean(str(url))
-    except ValueError:
-        return _clean(str(url))
-
-
-def _destination(tool_name: str, args: Mapping[str, Any], service: str) -> str:
-    if tool_name == "web_fetch":
-        return _host(args.get("url", ""))
-    if tool_name == "post_slack_message":
-        return f"Slack ({_arg(args, 'channel')})"
-    if tool_name == "draft_email":
-        return f"a Gmail draft to {_arg(args, 'to')}"
-    return service
-
-
 def _what(sources: Sequence[Source]) -> str:
     private = any(s.origin.private for s in sources)
     untrusted = any(s.origin.untrusted for s in sources)
@@ -518,11 +386,11 @@ def egress_review(
 ) -> EgressReview | None:
     """The review of an outbound call while private or untrusted content is in the
     conversation; None when the tool sends nothing out or there is no such content."""
-    service = table.outbound.get(tool_name)
+    spec = table.spec(tool_name)
     risky = tuple(s for s in sources if s.origin.is_source)
-    if service is None or not risky:
+    if spec is None or spec.outbound is None or not risky:
         return None
-    destination = _destination(tool_name, args, service)
+    destination = spec.destination_of(args)
     labels = tuple(dict.fromkeys(s.label for s in risky))
     highlights = find_highlights(args, risky)
     reason = (

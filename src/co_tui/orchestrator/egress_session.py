@@ -37,15 +37,11 @@ class SubagentDeps(CoDeps):
 
 
 def session_table(deps: CoDeps) -> ToolTable:
-    """The built-in tools and the session's connected MCP servers (deps.extra)."""
-    from co_tui.mcp import MCP_CONNECTION_KEY, MCPConnection
-
-    connection = deps.extra.get(MCP_CONNECTION_KEY)
-    table = BUILTIN_TABLE
-    if isinstance(connection, MCPConnection):
-        for server in connection.servers:
-            table = table.with_mcp_server(server.name, server.tool_names, local=server.local)
-    return table
+    """The built-in tools and the session's connected MCP servers' (deps.mcp): the specs
+    attach_mcp gives the agent bundle too."""
+    if deps.mcp is None:
+        return BUILTIN_TABLE
+    return BUILTIN_TABLE.with_specs(deps.mcp.tool_specs)
 
 
 def inherited_sources(deps: CoDeps) -> tuple[Source, ...]:

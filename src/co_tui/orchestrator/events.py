@@ -1,157 +1,185 @@
-"""Translate pydantic-ai stream events into FrontendProtocol calls with explicit boundaries."""
+"""The typed events of a turn: what the orchestrator tells a frontend, one union type.
+
+Every event is a frozen dataclass that carries the `session_id` of the session it belongs to,
+so sub-agent turns interleave with the main one and a frontend routes by session (a
+sub-agent's `TurnStart` names its parent). Streaming has explicit boundaries: thinking and
+text each open with a `*Start`, grow by `*Delta`s and close with an `*End` carrying the whole
+part; a frontend never infers a boundary. A completed turn ends with `ResponseComplete` (the
+final answer, for replay and JSON consumers) and then `TurnEnd`; an interrupted one with
+`Interrupted` and `TurnEnd(interrupted=True)`.
+
+`event_json(event)` is the stream-json line of `co-tui -p`: the event's fields and its `type`.
+"""
 
 from __future__ import annotations
 
 import json
-import time
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar, Literal
 
-from pydantic_ai import (
-    AgentRunResultEvent,
-    FunctionToolCallEvent,
-    FunctionToolResultEvent,
-    PartDeltaEvent,
-    PartEndEvent,
-    PartStartEvent,
+ToolStatus = Literal["running", "ok", "failed", "denied", "interrupted"]
+ApprovalKind = Literal["approve", "deny", "approve_all", "always_allow", "auto"]
+StatusLevel = Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnStart:
+    type: ClassVar[str] = "turn_start"
+    session_id: str
+    prompt: str
+    parent_session_id: str | None = None  # set for a sub-agent: the session that started it
+    replayed: bool = False  # rebuilt from a stored session (replay): the prompt is not shown yet
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThinkingStart:
+    type: ClassVar[str] = "thinking_start"
+    session_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThinkingDelta:
+    type: ClassVar[str] = "thinking_delta"
+    session_id: str
+    content: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThinkingEnd:
+    type: ClassVar[str] = "thinking_end"
+    session_id: str
+    content: str  # the whole thinking part
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextStart:
+    type: ClassVar[str] = "text_start"
+    session_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDelta:
+    type: ClassVar[str] = "text_delta"
+    session_id: str
+    content: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextEnd:
+    type: ClassVar[str] = "text_end"
+    session_id: str
+    content: str  # the whole text part
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCall:
+    type: ClassVar[str] = "tool_call"
+    session_id: str
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    key_arg: str  # the one argument worth showing inline (a shell command, a query)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    type: ClassVar[str] = "tool_result"
+    session_id: str
+    tool_call_id: str
+    tool_name: str
+    status: ToolStatus
+    content: str  # the result as text
+    display: str | None = None  # a tool's `display` field, shown verbatim
+    duration_s: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalRecord:
+    """One decision on one deferred call: the user's, or an automatic one. Every decision is
+    an event (one transcript line) and is kept in the turn's result."""
+
+    type: ClassVar[str] = "approval"
+    session_id: str
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    args_hash: str
+    decision: ApprovalKind
+    reason: str  # why it was decided this way: the rule that auto-approved, why it asked
+    read_only: bool = False  # auto-approved to run in a read-only view of the workspace
+    rule: str = ""  # the permission rule that decided it (or that the user saved)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Usage:
+    type: ClassVar[str] = "usage"
+    session_id: str
+    input_tokens: int
+    output_tokens: int
+    requests: int
+    tool_calls: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Status:
+    type: ClassVar[str] = "status"
+    session_id: str
+    message: str
+    level: StatusLevel = "info"
+    retry_in_s: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Error:
+    type: ClassVar[str] = "error"
+    session_id: str
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Interrupted:
+    type: ClassVar[str] = "interrupted"
+    session_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResponseComplete:
+    """The final answer of a completed turn (never sent for an interrupted or failed one)."""
+
+    type: ClassVar[str] = "response_complete"
+    session_id: str
+    content: str
+    thinking_text: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnEnd:
+    type: ClassVar[str] = "turn_end"
+    session_id: str
+    interrupted: bool = False
+
+
+TurnEvent = (
+    TurnStart
+    | ThinkingStart
+    | ThinkingDelta
+    | ThinkingEnd
+    | TextStart
+    | TextDelta
+    | TextEnd
+    | ToolCall
+    | ToolResult
+    | ApprovalRecord
+    | Usage
+    | Status
+    | Error
+    | Interrupted
+    | ResponseComplete
+    | TurnEnd
 )
-from pydantic_ai.messages import (
-    RetryPromptPart,
-    TextPart,
-    TextPartDelta,
-    ThinkingPart,
-    ThinkingPartDelta,
-    ToolReturnPart,
-)
-
-from co_tui.orchestrator.approvals import key_argument, tool_args
-from co_tui.orchestrator.frontend import (
-    FrontendProtocol,
-    ToolCallInfo,
-    ToolResultInfo,
-    ToolStatus,
-)
-
-_OUTCOME_STATUS: dict[str, ToolStatus] = {
-    "success": "ok",
-    "failed": "failed",
-    "denied": "denied",
-    "interrupted": "interrupted",
-    "retried": "failed",
-}
 
 
-def result_text(content: Any) -> tuple[str, str | None]:
-    """(text for the transcript, the `display` field when the tool returned one)."""
-    if isinstance(content, dict) and isinstance(content.get("display"), str):
-        return content["display"], content["display"]
-    if isinstance(content, str):
-        return content, None
-    try:
-        return json.dumps(content, ensure_ascii=False, indent=2, default=str), None
-    except (TypeError, ValueError):
-        return str(content), None
-
-
-class EventTranslator:
-    """Per turn: keeps which boundaries are open, which tool calls were shown, and the text."""
-
-    def __init__(self, frontend: FrontendProtocol, session_id: str) -> None:
-        self.frontend = frontend
-        self.session_id = session_id
-        self.text_open = False
-        self.thinking_open = False
-        self._text_parts: list[str] = []
-        self._current_text: list[str] = []
-        self._current_thinking: list[str] = []
-        self._shown_calls: set[str] = set()
-        self._call_started: dict[str, float] = {}
-        self.tool_call_count = 0
-
-    @property
-    def streamed_text(self) -> str:
-        return "".join(self._text_parts + self._current_text)
-
-    def close_open(self) -> None:
-        """End whatever is streaming (before tool events, on errors, on interrupt)."""
-        if self.thinking_open:
-            self.thinking_open = False
-            self.frontend.on_thinking_end(self.session_id, "".join(self._current_thinking))
-            self._current_thinking.clear()
-        if self.text_open:
-            self.text_open = False
-            text = "".join(self._current_text)
-            self._text_parts.append(text)
-            self._current_text.clear()
-            self.frontend.on_text_end(self.session_id, text)
-
-    def _text_delta(self, delta: str) -> None:
-        if not delta:
-            return
-        if not self.text_open:
-            self.close_open()
-            self.text_open = True
-            self.frontend.on_text_start(self.session_id)
-        self._current_text.append(delta)
-        self.frontend.on_text_delta(self.session_id, delta)
-
-    def _thinking_delta(self, delta: str) -> None:
-        if not delta:
-            return
-        if not self.thinking_open:
-            self.close_open()
-            self.thinking_open = True
-            self.frontend.on_thinking_start(self.session_id)
-        self._current_thinking.append(delta)
-        self.frontend.on_thinking_delta(self.session_id, delta)
-
-    def handle(self, event: object) -> None:
-        sid = self.session_id
-        if isinstance(event, PartStartEvent):
-            if isinstance(event.part, TextPart):
-                self._text_delta(event.part.content)
-            elif isinstance(event.part, ThinkingPart):
-                self._thinking_delta(event.part.content)
-            else:
-                self.close_open()
-        elif isinstance(event, PartDeltaEvent):
-            if isinstance(event.delta, TextPartDelta):
-                self._text_delta(event.delta.content_delta)
-            elif isinstance(event.delta, ThinkingPartDelta):
-                self._thinking_delta(event.delta.content_delta or "")
-        elif isinstance(event, PartEndEvent):
-            if isinstance(event.part, TextPart | ThinkingPart):
-                self.close_open()
-        elif isinstance(event, FunctionToolCallEvent):
-            self.close_open()
-            part = event.part
-            self._call_started[part.tool_call_id] = time.monotonic()
-            if part.tool_call_id in self._shown_calls:
-                return  # repeated when a run resumes after approval
-            self._shown_calls.add(part.tool_call_id)
-            self.tool_call_count += 1
-            args = tool_args(part)
-            info = ToolCallInfo(
-                part.tool_call_id, part.tool_name, args, key_argument(part.tool_name, args)
-            )
-            self.frontend.on_tool_call(sid, info)
-        elif isinstance(event, FunctionToolResultEvent):
-            self.close_open()
-            self._tool_result(event)
-        elif isinstance(event, AgentRunResultEvent):
-            self.close_open()
-
-    def _tool_result(self, event: FunctionToolResultEvent) -> None:
-        part = event.part
-        started = self._call_started.pop(part.tool_call_id, None)
-        duration = time.monotonic() - started if started is not None else None
-        if isinstance(part, RetryPromptPart):
-            status: ToolStatus = "failed"
-            text, display = part.model_response(), None
-        else:
-            assert isinstance(part, ToolReturnPart)
-            status = _OUTCOME_STATUS.get(getattr(part, "outcome", "success"), "ok")
-            text, display = result_text(part.content)
-        info = ToolResultInfo(
-            part.tool_call_id, part.tool_name or "", status, text, display, duration
-        )
-        self.frontend.on_tool_result(self.session_id, info)
+def event_json(event: TurnEvent, **extra: Any) -> str:
+    """One line of stream-json: {"type": ..., fields...}."""
+    record = {"type": event.type, **asdict(event), **extra}
+    return json.dumps(record, ensure_ascii=False, default=str)

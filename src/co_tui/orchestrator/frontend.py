@@ -1,19 +1,37 @@
 """FrontendProtocol: the one seam between the turn orchestrator and whatever shows it.
 
-Every call carries the `session_id`, so sub-agent turns can interleave with the main one.
-Streaming boundaries are explicit: a frontend never infers them from empty deltas.
-Implementations: the Textual app (tui/), HeadlessFrontend (headless.py), RecordingFrontend.
+Two calls: `emit(event)` for every typed event of a turn (orchestrator/events.py; each
+carries its `session_id`, so sub-agent turns interleave with the main one), and
+`prompt_approval(request)` for a decision only the user can make.
+Implementations: the Textual app (tui/frontend.py), HeadlessFrontend (headless.py),
+RecordingFrontend (a list of events, scripted answers), NullFrontend.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-ToolStatus = Literal["running", "ok", "failed", "denied", "interrupted"]
+from co_tui.orchestrator.events import ApprovalKind, ApprovalRecord, ToolStatus, TurnEvent
+
+__all__ = [
+    "DENIED_MESSAGE",
+    "ApprovalAnswer",
+    "ApprovalDecision",
+    "ApprovalKind",
+    "ApprovalRecord",
+    "ApprovalReply",
+    "ApprovalRequest",
+    "FrontendProtocol",
+    "NullFrontend",
+    "ToolStatus",
+    "args_hash",
+    "as_answer",
+    "canonical_args_json",
+]
 
 
 DENIED_MESSAGE = "The user denied this action."  # what the model reads for a denied call
@@ -52,8 +70,9 @@ def args_hash(args: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_args_json(args).encode()).hexdigest()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ApprovalRequest:
+    session_id: str  # the session whose call it is (a sub-agent's shows as such)
     tool_call_id: str
     tool_name: str
     args: dict[str, Any]
@@ -75,135 +94,18 @@ class ApprovalRequest:
         return args_hash(self.args)
 
 
-ApprovalKind = Literal["approve", "deny", "approve_all", "always_allow", "auto"]
-
-
-@dataclass(frozen=True)
-class ApprovalRecord:
-    """One decision on one deferred call: the user's, or an automatic one. Every decision
-    is reported to the frontend (one transcript line) and kept in the turn's result."""
-
-    tool_call_id: str
-    tool_name: str
-    args: dict[str, Any]
-    args_hash: str
-    decision: ApprovalKind
-    reason: str  # why it was decided this way: the rule that auto-approved, why it asked
-    read_only: bool = False  # auto-approved to run in a read-only view of the workspace
-    rule: str = ""  # the permission rule that decided it (or that the user saved)
-
-
-@dataclass(frozen=True)
-class ToolCallInfo:
-    tool_call_id: str
-    tool_name: str
-    args: dict[str, Any]
-    key_arg: str  # the one argument worth showing inline (a shell command, a query)
-
-
-@dataclass(frozen=True)
-class ToolResultInfo:
-    tool_call_id: str
-    tool_name: str
-    status: ToolStatus
-    content: str  # the result as text
-    display: str | None = None  # a tool's `display` field, shown verbatim
-    duration_s: float | None = None
-
-
-@dataclass(frozen=True)
-class UsageInfo:
-    input_tokens: int
-    output_tokens: int
-    requests: int
-    tool_calls: int = 0
-
-
-@dataclass
-class StatusInfo:
-    message: str
-    level: Literal["info", "warning", "error"] = "info"
-    retry_in_s: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
 @runtime_checkable
 class FrontendProtocol(Protocol):
-    def on_turn_start(self, session_id: str, prompt: str) -> None: ...
+    def emit(self, event: TurnEvent) -> None: ...
 
-    def on_thinking_start(self, session_id: str) -> None: ...
-
-    def on_thinking_delta(self, session_id: str, delta: str) -> None: ...
-
-    def on_thinking_end(self, session_id: str, text: str) -> None: ...
-
-    def on_text_start(self, session_id: str) -> None: ...
-
-    def on_text_delta(self, session_id: str, delta: str) -> None: ...
-
-    def on_text_end(self, session_id: str, text: str) -> None: ...
-
-    def on_tool_call(self, session_id: str, call: ToolCallInfo) -> None: ...
-
-    def on_tool_result(self, session_id: str, result: ToolResultInfo) -> None: ...
-
-    def on_usage(self, session_id: str, usage: UsageInfo) -> None: ...
-
-    def on_status(self, session_id: str, status: StatusInfo) -> None: ...
-
-    def on_error(self, session_id: str, message: str) -> None: ...
-
-    def on_turn_end(self, session_id: str, interrupted: bool) -> None: ...
-
-    def on_approval(self, session_id: str, record: ApprovalRecord) -> None: ...
-
-    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalReply: ...
+    async def prompt_approval(self, request: ApprovalRequest) -> ApprovalReply: ...
 
 
 class NullFrontend:
-    """Drops everything and denies approvals. Baseline for benchmarks; base for partial ones."""
+    """Drops every event and denies approvals. The baseline for benchmarks."""
 
-    def on_turn_start(self, session_id: str, prompt: str) -> None:
+    def emit(self, event: TurnEvent) -> None:
         pass
 
-    def on_thinking_start(self, session_id: str) -> None:
-        pass
-
-    def on_thinking_delta(self, session_id: str, delta: str) -> None:
-        pass
-
-    def on_thinking_end(self, session_id: str, text: str) -> None:
-        pass
-
-    def on_text_start(self, session_id: str) -> None:
-        pass
-
-    def on_text_delta(self, session_id: str, delta: str) -> None:
-        pass
-
-    def on_text_end(self, session_id: str, text: str) -> None:
-        pass
-
-    def on_tool_call(self, session_id: str, call: ToolCallInfo) -> None:
-        pass
-
-    def on_tool_result(self, session_id: str, result: ToolResultInfo) -> None:
-        pass
-
-    def on_usage(self, session_id: str, usage: UsageInfo) -> None:
-        pass
-
-    def on_status(self, session_id: str, status: StatusInfo) -> None:
-        pass
-
-    def on_error(self, session_id: str, message: str) -> None:
-        pass
-
-    def on_turn_end(self, session_id: str, interrupted: bool) -> None:
-        pass
-
-    def on_approval(self, session_id: str, record: ApprovalRecord) -> None:
-        pass
-
-    async def prompt_approval(self, session_id: str, request: ApprovalRequest) -> ApprovalReply:
+    async def prompt_approval(self, request: ApprovalRequest) -> ApprovalReply:
         return ApprovalDecision.DENY  # never offers "always allow"

@@ -40,11 +40,11 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
 
 from co_tui.deps import CoDeps
+from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.approvals import Policy, decide_policy, tool_args
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
 from co_tui.orchestrator.egress import OriginKind, context_sources, egress_review
 from co_tui.orchestrator.egress_session import session_table
-from co_tui.orchestrator.events import EventTranslator
 from co_tui.orchestrator.frontend import (
     DENIED_MESSAGE,
     ApprovalAnswer,
@@ -53,12 +53,11 @@ from co_tui.orchestrator.frontend import (
     ApprovalRecord,
     ApprovalRequest,
     FrontendProtocol,
-    StatusInfo,
-    UsageInfo,
     args_hash,
     as_answer,
 )
 from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
+from co_tui.orchestrator.stream import EventStream
 from co_tui.permissions.matching import ToolCall
 from co_tui.permissions.rules import RuleError
 from co_tui.permissions.store import StoreError
@@ -111,7 +110,7 @@ class _Hop:
 async def _stream_hop(
     hop: _Hop,
     agent: Agent[CoDeps, Any],
-    translator: EventTranslator,
+    stream: EventStream,
     *,
     prompt: str | None,
     history: list[ModelMessage],
@@ -135,7 +134,7 @@ async def _stream_hop(
     ) as events:
         hop.handle = events
         async for event in events:
-            translator.handle(event)
+            stream.handle(event)
             # A new part or a tool call means the previous response (or the prompt, or the
             # tool returns) is complete: save it before streaming on.
             if checkpoint is not None and isinstance(event, PartStartEvent | FunctionToolCallEvent):
@@ -176,18 +175,19 @@ async def _decide_approvals(
         rule: str = "",
     ) -> None:
         entry = ApprovalRecord(
-            part.tool_call_id,
-            part.tool_name,
-            args,
-            args_hash(args),
-            decision,
-            reason,
-            read_only,
-            rule,
+            session_id=deps.session_id,
+            tool_call_id=part.tool_call_id,
+            tool_name=part.tool_name,
+            args=args,
+            args_hash=args_hash(args),
+            decision=decision,
+            reason=reason,
+            read_only=read_only,
+            rule=rule,
         )
         records.append(entry)
         trace_approval(entry, started)
-        frontend.on_approval(deps.session_id, entry)
+        frontend.emit(entry)
 
     def decide(part: ToolCallPart) -> Policy:
         return decide_policy(
@@ -223,7 +223,7 @@ async def _decide_approvals(
             return deps.permissions.save(text).rule.text
         except (RuleError, StoreError) as exc:
             warning = f"the rule {text!r} was not saved ({exc}); the call is approved once"
-            frontend.on_status(deps.session_id, StatusInfo(warning, "warning"))
+            frontend.emit(ev.Status(session_id=deps.session_id, message=warning, level="warning"))
             return ""
 
     ids = [part.tool_call_id for part in requests.approvals]
@@ -251,19 +251,20 @@ async def _decide_approvals(
             no_offer = deps.permissions.cannot_save or review is not None
             offer = None if no_offer else suggest_rule(call)
             request = ApprovalRequest(
-                part.tool_call_id,
-                part.tool_name,
-                args,
-                policy.ask_reason,
-                index,
-                len(needs_user),
+                session_id=deps.session_id,
+                tool_call_id=part.tool_call_id,
+                tool_name=part.tool_name,
+                args=args,
+                reason=policy.ask_reason,
+                index=index,
+                total=len(needs_user),
                 suggested_rule=offer,
                 mcp_tool=call.mcp,
             )
             if review is not None:
                 request = review.request(request)  # its reason, sources and highlights
             reason = request.reason
-            answer = as_answer(await frontend.prompt_approval(deps.session_id, request))
+            answer = as_answer(await frontend.prompt_approval(request))
             if answer.decision is ApprovalDecision.ALWAYS_ALLOW:
                 rule = save_rule(answer, call, offer)
                 if rule:
@@ -312,7 +313,7 @@ async def run_turn(
     sid = deps.session_id
     usage = RunUsage()
     limits = UsageLimits(request_limit=request_limit)  # one budget for every hop and retry
-    translator = EventTranslator(frontend, sid)
+    stream = EventStream(frontend, sid)
     deps.frontend = frontend  # sub-agents started by this turn's tools report here
     records: list[ApprovalRecord] = []
     messages: list[ModelMessage] = list(history)
@@ -323,16 +324,19 @@ async def run_turn(
     awaiting_approval = False
     hop = _Hop()
 
-    def usage_info() -> UsageInfo:
-        return UsageInfo(
-            usage.input_tokens, usage.output_tokens, usage.requests, translator.tool_call_count
+    def report_usage() -> None:
+        stream.usage(usage.input_tokens, usage.output_tokens, usage.requests)
+
+    def status(message: str, retry_in_s: float | None = None) -> None:
+        frontend.emit(
+            ev.Status(session_id=sid, message=message, level="warning", retry_in_s=retry_in_s)
         )
 
     def finish(result: TurnResult) -> TurnResult:
-        translator.close_open()
-        frontend.on_usage(sid, usage_info())
-        frontend.on_turn_end(sid, result.interrupted)
-        result.streamed_text = translator.streamed_text
+        stream.close_open()
+        report_usage()
+        stream.end(output=result.output, interrupted=result.interrupted)
+        result.streamed_text = stream.streamed_text
         result.approvals = records
         return result
 
@@ -347,7 +351,7 @@ async def run_turn(
         except Exception as exc:  # saving must never break the turn
             if not save_failed:
                 save_failed = True
-                frontend.on_status(sid, StatusInfo(f"could not save the session: {exc}", "warning"))
+                status(f"could not save the session: {exc}")
 
     async def done(result: TurnResult) -> TurnResult:
         if not (result.interrupted and awaiting_approval):  # else the pending pause stays stored
@@ -361,7 +365,7 @@ async def run_turn(
             msgs = [*msgs, ModelRequest(parts=[UserPromptPart(content=next_prompt)])]
         return msgs
 
-    frontend.on_turn_start(sid, prompt)
+    frontend.emit(ev.TurnStart(session_id=sid, prompt=prompt))
     try:
         if resume_deferred is not None:
             next_prompt = None
@@ -374,7 +378,7 @@ async def run_turn(
                 result = await _stream_hop(
                     hop,
                     agent,
-                    translator,
+                    stream,
                     prompt=next_prompt,
                     history=messages,
                     deferred=deferred,
@@ -385,7 +389,7 @@ async def run_turn(
                     checkpoint=(lambda msgs: checkpoint(msgs, None)) if on_checkpoint else None,
                 )
             except ModelAPIError as exc:
-                translator.close_open()
+                stream.close_open()
                 verdict = classify_provider_error(exc, retries_used)
                 messages = _drop_interrupted_tail(current_messages())
                 if verdict.action is ProviderErrorAction.CONTEXT_OVERFLOW and not compacted:
@@ -393,9 +397,7 @@ async def run_turn(
                     compacted = True
                     deps.compact_next_request = True
                     next_prompt, deferred = None, None
-                    frontend.on_status(
-                        sid, StatusInfo(f"{verdict.message}; compacting the history", "warning")
-                    )
+                    status(f"{verdict.message}; compacting the history")
                     continue
                 retryable = verdict.action in (
                     ProviderErrorAction.REFLECT,
@@ -414,20 +416,13 @@ async def run_turn(
                         f"The provider rejected the previous request: {verdict.message}. "
                         "Correct the request and continue."
                     )
-                    frontend.on_status(
-                        sid,
-                        StatusInfo(f"{verdict.message}; asking the model to correct it", "warning"),
-                    )
+                    status(f"{verdict.message}; asking the model to correct it")
                 else:
                     next_prompt = None
-                    frontend.on_status(
-                        sid,
-                        StatusInfo(
-                            f"{verdict.message}; retry {retries_used} of {http_retries} "
-                            f"in {verdict.delay_s:g}s",
-                            "warning",
-                            retry_in_s=verdict.delay_s,
-                        ),
+                    status(
+                        f"{verdict.message}; retry {retries_used} of {http_retries} "
+                        f"in {verdict.delay_s:g}s",
+                        retry_in_s=verdict.delay_s,
                     )
                     await sleep(verdict.delay_s)
                 continue
@@ -436,7 +431,7 @@ async def run_turn(
             next_prompt = None
             deps.compact_next_request = False
             if isinstance(result.output, DeferredToolRequests):
-                frontend.on_usage(sid, usage_info())
+                report_usage()
                 await checkpoint(messages, result.output)
                 awaiting_approval = True
                 deferred = await _decide_approvals(result.output, deps, frontend, records, messages)
@@ -451,19 +446,19 @@ async def run_turn(
         patched = patch_dangling_tool_calls(current_messages())
         return await done(TurnResult(patched, None, usage, interrupted=True))
     except _Aborted as exc:
-        frontend.on_error(sid, exc.message)
+        frontend.emit(ev.Error(session_id=sid, message=exc.message))
         return await done(
             TurnResult(patch_dangling_tool_calls(messages), None, usage, error=exc.message)
         )
     except UsageLimitExceeded as exc:
         message = f"stopped: this turn reached its limit of {request_limit} model requests ({exc})"
-        frontend.on_error(sid, message)
+        frontend.emit(ev.Error(session_id=sid, message=message))
         return await done(
             TurnResult(patch_dangling_tool_calls(current_messages()), None, usage, error=message)
         )
     except Exception as exc:  # a failing tool or model must not take the app down
         message = f"the turn failed: {type(exc).__name__}: {exc}"
-        frontend.on_error(sid, message)
+        frontend.emit(ev.Error(session_id=sid, message=message))
         with contextlib.suppress(Exception):
             messages = current_messages()
         return await done(

@@ -100,6 +100,12 @@ class SandboxProtocol(Protocol):
 
     async def cleanup(self) -> None: ...
 
+    async def switch_session(self, session_id: str) -> None:
+        """The conversation is now `session_id` (/clear, /resume). A backend whose resources
+        are named after the session (Docker's container) removes them; the next command
+        starts them under the new id."""
+        ...
+
 
 class OutputCollector:
     """Keeps the first `limit` bytes of a stream and counts the rest, so a 50 MB output

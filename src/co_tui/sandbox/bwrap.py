@@ -136,6 +136,9 @@ class BwrapSandbox:
     async def cleanup(self) -> None:
         return None  # nothing outlives a command: --die-with-parent and a pid namespace
 
+    async def switch_session(self, session_id: str) -> None:
+        return None  # nothing is named after the session
+
 
 def probe(
     workspace: Path, bwrap: str = "bwrap", timeout: float = 3.0, *, run_as: RunAs | None = None

@@ -164,7 +164,7 @@ class DockerSandbox:
         run_as: RunAs | None = None,
     ) -> None:
         self.workspace = workspace.resolve()
-        self.session_id = session_id
+        self._name_after(session_id)
         self.client = client
         self.image = image
         self.network_mode = network
@@ -173,8 +173,6 @@ class DockerSandbox:
         self.pids_limit = pids_limit
         self.output_limit = output_limit
         self.run_as = run_as or pick_run_as(self.workspace)
-        self.container_name = f"{CONTAINER_PREFIX}{session_id[:8]}"
-        self.ro_container_name = f"{self.container_name}-ro"
         self.stale_removed: list[str] = []
         self._starts: dict[bool, asyncio.Task[str]] = {}  # read_only -> its container's start
         self._oom_kills: dict[str, int] = {}
@@ -194,6 +192,19 @@ class DockerSandbox:
         return start.result()
 
     # -- lifecycle ---------------------------------------------------------------------
+    def _name_after(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.container_name = f"{CONTAINER_PREFIX}{session_id[:8]}"
+        self.ro_container_name = f"{self.container_name}-ro"
+
+    async def switch_session(self, session_id: str) -> None:
+        """The containers carry the session in their name and label: remove them; the next
+        command starts new ones named after `session_id`."""
+        if session_id == self.session_id:
+            return
+        await self.cleanup()
+        self._name_after(session_id)
+
     def _labels(self) -> dict[str, str]:
         pid = os.getpid()
         return {

@@ -162,3 +162,6 @@ class SubprocessSandbox:
 
     async def cleanup(self) -> None:
         return None
+
+    async def switch_session(self, session_id: str) -> None:
+        return None  # nothing is named after the session

@@ -212,6 +212,9 @@ class TracingSandbox:
     async def cleanup(self) -> None:
         await self._inner.cleanup()
 
+    async def switch_session(self, session_id: str) -> None:
+        await self._inner.switch_session(session_id)
+
 
 def traced_sandbox(sandbox: SandboxProtocol) -> SandboxProtocol:
     if isinstance(sandbox, TracingSandbox):

@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NoReturn, TypeVar
 
 from pydantic_ai import ModelRetry
 
-T = TypeVar("T")
-Sleep = Callable[[float], Awaitable[None]]
+from co_tui.tools.retry import RetryPolicy
 
-RETRY_POLICY_KEY = "tool_retry_policy"  # CoDeps.extra key: a RetryPolicy (tests use tiny delays)
+T = TypeVar("T")
 
 
 class ToolErrorKind(StrEnum):
@@ -41,25 +39,6 @@ class ClassifiedError:
     message: str
     retry_after: float | None = None
     status: int | None = None
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    attempts: int = 3  # total tries, the first included
-    base_delay: float = 1.0
-    max_delay: float = 30.0  # a Retry-After longer than this is reported, not waited out
-    sleep: Sleep = field(default=asyncio.sleep, compare=False)
-
-    def delay(self, retry_number: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return max(0.0, retry_after)
-        backoff = self.base_delay * (2 ** (retry_number - 1))
-        return min(self.max_delay, backoff * (1 + random.random() * 0.1))
-
-
-def retry_policy(extra: dict[str, Any]) -> RetryPolicy:
-    policy = extra.get(RETRY_POLICY_KEY)
-    return policy if isinstance(policy, RetryPolicy) else RetryPolicy()
 
 
 class ToolFailure(Exception):
@@ -246,15 +225,30 @@ def classify_google_error(exc: BaseException) -> ClassifiedError | None:
 # ---- Slack ----
 
 SLACK_TERMINAL = {
-    "invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired",
-    "missing_scope", "no_permission", "ekm_access_denied", "org_login_required",
-    "team_access_not_granted", "access_denied", "not_allowed_token_type",
-    "restricted_action", "channel_is_archived", "is_archived",
-}  # fmt: skip
+    "invalid_auth",
+    "not_authed",
+    "account_inactive",
+    "token_revoked",
+    "token_expired",
+    "missing_scope",
+    "no_permission",
+    "ekm_access_denied",
+    "org_login_required",
+    "team_access_not_granted",
+    "access_denied",
+    "not_allowed_token_type",
+    "restricted_action",
+    "channel_is_archived",
+    "is_archived",
+}
 SLACK_TRANSIENT = {
-    "ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable",
+    "ratelimited",
+    "rate_limited",
+    "internal_error",
+    "fatal_error",
+    "service_unavailable",
     "request_timeout",
-}  # fmt: skip
+}
 SLACK_HINTS = {
     "channel_not_found": "no such channel: pass a channel id (C…) or name from list_slack_channels",
     "not_in_channel": "the bot is not a member of that channel: pick a channel where "
@@ -299,9 +293,13 @@ def classify_slack_error(exc: BaseException) -> ClassifiedError | None:
         elif code == "missing_scope":
             needed = data.get("needed", "") if isinstance(data, dict) else ""
             hint = f"; add the bot scope {needed} in the Slack app settings" if needed else ""
-        return ClassifiedError(ToolErrorKind.TERMINAL, f"Slack error {code or status}{hint}",
-                               status=status)  # fmt: skip
+        return ClassifiedError(
+            ToolErrorKind.TERMINAL, f"Slack error {code or status}{hint}", status=status
+        )
     if code in SLACK_HINTS:
         return ClassifiedError(ToolErrorKind.MISUSE, f"{code}: {SLACK_HINTS[code]}", status=status)
-    return ClassifiedError(ToolErrorKind.MISUSE if code else ToolErrorKind.TERMINAL,
-                           f"Slack error {code or f'HTTP {status}'}", status=status)  # fmt: skip
+    return ClassifiedError(
+        ToolErrorKind.MISUSE if code else ToolErrorKind.TERMINAL,
+        f"Slack error {code or f'HTTP {status}'}",
+        status=status,
+    )

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic_ai import RunContext
 
 from co_tui.deps import CoDeps
+from co_tui.endpoints import GoogleApi
 from co_tui.google_auth import (
     SETUP_HINT,
     GoogleAuthError,
@@ -25,16 +26,11 @@ from co_tui.tools._errors import (
     call_with_retries,
     classify_google_error,
     not_configured,
-    retry_policy,
 )
 
 T = TypeVar("T")
 
-API_BASE_URL_KEY = "google_api_base_url"  # CoDeps.extra: e.g. a local test server
 HTTP_TIMEOUT_S = 30
-
-# Paths under the API base, as Google's own discovery documents lay them out.
-_ENDPOINT_PATHS = {"drive": "drive/v3/", "gmail": "", "calendar": "calendar/v3/"}
 
 
 def _classify_auth(exc: BaseException) -> ClassifiedError | None:
@@ -46,36 +42,40 @@ def _classify_auth(exc: BaseException) -> ClassifiedError | None:
 async def google_credentials(ctx: RunContext[CoDeps], service: str) -> Any:
     """The session's credentials; ModelRetry (with how to configure) when there are none."""
     deps = ctx.deps
-    creds = deps.google_creds
+    creds = deps.google_session.creds
     if creds is None:
         creds = await call_with_retries(
-            lambda: get_cached_google_creds(deps), _classify_auth, retry_policy(deps.extra)
+            lambda: get_cached_google_creds(deps), _classify_auth, deps.retry
         )
     if creds is None:
         not_configured(f"Google {service}", SETUP_HINT)
     return creds
 
 
-def build_service(deps: CoDeps, creds: Any, name: str, version: str) -> Any:
+def build_service(deps: CoDeps, creds: Any, name: GoogleApi, version: str) -> Any:
+    """The API's client, at the session's endpoint for it (CoDeps.google)."""
     import google_auth_httplib2
     import httplib2
     from googleapiclient.discovery import build
 
     http = google_auth_httplib2.AuthorizedHttp(creds, http=httplib2.Http(timeout=HTTP_TIMEOUT_S))
-    options: dict[str, Any] = {}
-    base = deps.extra.get(API_BASE_URL_KEY)
-    if base:
-        options["api_endpoint"] = f"{str(base).rstrip('/')}/{_ENDPOINT_PATHS[name]}"
     return build(
-        name, version, http=http, static_discovery=True, cache_discovery=False,
-        client_options=options or None,
-    )  # fmt: skip
+        name,
+        version,
+        http=http,
+        static_discovery=True,
+        cache_discovery=False,
+        client_options={"api_endpoint": deps.google.api(name)},
+    )
 
 
 async def google_call(
-    ctx: RunContext[CoDeps], service: str, name: str, version: str,
+    ctx: RunContext[CoDeps],
+    service: str,
+    name: GoogleApi,
+    version: str,
     request: Callable[[Any], T],
-) -> T:  # fmt: skip
+) -> T:
     """Build the service and run `request(service)` in a thread, retrying transient errors.
 
     Raises ToolFailure (classified) for the caller to hand to handle_tool_error.
@@ -89,7 +89,7 @@ async def google_call(
         finally:
             persist_refreshed_token(deps)
 
-    return await call_with_retries(run, classify_google_error, retry_policy(deps.extra))
+    return await call_with_retries(run, classify_google_error, deps.retry)
 
 
-__all__ = ["API_BASE_URL_KEY", "ToolFailure", "build_service", "google_call"]
+__all__ = ["ToolFailure", "build_service", "google_call"]

@@ -14,7 +14,6 @@ from co_tui.tools.google_api import google_call
 SERVICE = "Google Calendar"
 MAX_RESULTS = 100
 MAX_DAYS = 366
-NOW_KEY = "calendar_now"  # CoDeps.extra: a fixed "now" (datetime) for reproducible tests
 
 
 def meet_link(event: dict[str, Any]) -> str | None:
@@ -60,9 +59,12 @@ def _rfc3339(moment: datetime) -> str:
 
 
 async def _events(
-    ctx: RunContext[CoDeps], query: str | None, days_back: int, days_ahead: int,
+    ctx: RunContext[CoDeps],
+    query: str | None,
+    days_back: int,
+    days_ahead: int,
     max_results: int,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     if days_back < 0 or days_ahead < 0:
         raise ModelRetry("days_back and days_ahead count days from now and must be >= 0.")
     if days_back + days_ahead > MAX_DAYS:
@@ -71,14 +73,18 @@ async def _events(
         raise ModelRetry("The time range is empty: set days_ahead or days_back above 0.")
     if not 1 <= max_results <= MAX_RESULTS:
         raise ModelRetry(f"max_results must be between 1 and {MAX_RESULTS}.")
-    now = ctx.deps.extra.get(NOW_KEY) or datetime.now(UTC)
+    now = ctx.deps.clock()
     time_min, time_max = now - timedelta(days=days_back), now + timedelta(days=days_ahead)
 
     def request(service: Any) -> dict[str, Any]:
         params: dict[str, Any] = {
-            "calendarId": "primary", "timeMin": _rfc3339(time_min), "timeMax": _rfc3339(time_max),
-            "singleEvents": True, "orderBy": "startTime", "maxResults": max_results,
-        }  # fmt: skip
+            "calendarId": "primary",
+            "timeMin": _rfc3339(time_min),
+            "timeMax": _rfc3339(time_max),
+            "singleEvents": True,
+            "orderBy": "startTime",
+            "maxResults": max_results,
+        }
         if query:
             params["q"] = query
         return service.events().list(**params).execute()
@@ -113,9 +119,12 @@ async def list_calendar_events(
 
 
 async def search_calendar_events(
-    ctx: RunContext[CoDeps], query: str, days_back: int = 30, days_ahead: int = 30,
+    ctx: RunContext[CoDeps],
+    query: str,
+    days_back: int = 30,
+    days_ahead: int = 30,
     max_results: int = 25,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Search calendar events by text (title, description, location, attendees).
 
     Args:
@@ -129,5 +138,5 @@ async def search_calendar_events(
     return await _events(ctx, query, days_back, days_ahead, max_results)
 
 
-SIDE_EFFECT_TOOLS: list[Any] = []
-READ_ONLY_TOOLS: list[Any] = [list_calendar_events, search_calendar_events]
+# Registered by build_agent (tools/catalog.py); whether a call asks: tools/specs.py.
+TOOLS: list[Any] = [list_calendar_events, search_calendar_events]

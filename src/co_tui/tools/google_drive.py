@@ -68,10 +68,13 @@ async def search_drive(ctx: RunContext[CoDeps], query: str, page: int = 1) -> di
 
     def request(service: Any) -> dict[str, Any]:
         params: dict[str, Any] = {
-            "q": q, "pageSize": PAGE_SIZE, "fields": f"nextPageToken, files({FILE_FIELDS})",
+            "q": q,
+            "pageSize": PAGE_SIZE,
+            "fields": f"nextPageToken, files({FILE_FIELDS})",
             "orderBy": "modifiedTime desc" if "fullText" not in q else None,
-            "supportsAllDrives": True, "includeItemsFromAllDrives": True,
-        }  # fmt: skip
+            "supportsAllDrives": True,
+            "includeItemsFromAllDrives": True,
+        }
         if token:
             params["pageToken"] = token
         return service.files().list(**{k: v for k, v in params.items() if v is not None}).execute()
@@ -86,15 +89,23 @@ async def search_drive(ctx: RunContext[CoDeps], query: str, page: int = 1) -> di
         del tokens[page - 1 :]
         tokens.append(next_token)
     if not files:
-        return {"display": f"No Drive files match {query!r} (page {page}).", "count": 0,
-                "page": page, "has_more": False}  # fmt: skip
+        return {
+            "display": f"No Drive files match {query!r} (page {page}).",
+            "count": 0,
+            "page": page,
+            "has_more": False,
+        }
     start = (page - 1) * PAGE_SIZE + 1
     lines = [f"Drive files matching {query!r} (page {page}):"]
     lines += [_format_file(start + i, f) for i, f in enumerate(files)]
     if next_token:
         lines.append(f"More results: search_drive(query, page={page + 1}).")
-    return {"display": "\n".join(lines), "count": len(files), "page": page,
-            "has_more": bool(next_token)}  # fmt: skip
+    return {
+        "display": "\n".join(lines),
+        "count": len(files),
+        "page": page,
+        "has_more": bool(next_token),
+    }
 
 
 def _decode(data: bytes | str) -> str | None:
@@ -117,8 +128,9 @@ async def read_drive_file(ctx: RunContext[CoDeps], file_id: str) -> str | dict[s
 
     def request(service: Any) -> tuple[dict[str, Any], bytes | str, bool]:
         files = service.files()
-        meta = files.get(fileId=file_id, fields="id, name, mimeType, size, webViewLink",
-                         supportsAllDrives=True).execute()  # fmt: skip
+        meta = files.get(
+            fileId=file_id, fields="id, name, mimeType, size, webViewLink", supportsAllDrives=True
+        ).execute()
         mime = str(meta.get("mimeType", ""))
         if mime in EXPORT_TYPES:
             data = files.export(fileId=file_id, mimeType=EXPORT_TYPES[mime]).execute()
@@ -152,5 +164,5 @@ async def read_drive_file(ctx: RunContext[CoDeps], file_id: str) -> str | dict[s
     return f"{header}\n{text}{note}"
 
 
-SIDE_EFFECT_TOOLS: list[Any] = []
-READ_ONLY_TOOLS: list[Any] = [search_drive, read_drive_file]
+# Registered by build_agent (tools/catalog.py); whether a call asks: tools/specs.py.
+TOOLS: list[Any] = [search_drive, read_drive_file]

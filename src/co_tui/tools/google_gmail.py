@@ -40,8 +40,10 @@ def _sender(msg: dict[str, Any]) -> str:
 
 
 def _format_message(index: int, msg: dict[str, Any]) -> str:
-    headers = {h.get("name", "").lower(): h.get("value", "")
-               for h in msg.get("payload", {}).get("headers", [])}  # fmt: skip
+    headers = {
+        h.get("name", "").lower(): h.get("value", "")
+        for h in msg.get("payload", {}).get("headers", [])
+    }
     unread = " [unread]" if "UNREAD" in msg.get("labelIds", []) else ""
     lines = [
         f"{index}. {headers.get('subject') or '(no subject)'}{unread}",
@@ -169,5 +171,5 @@ async def draft_email(
     return f"Draft created for {to}: {subject!r} (draft id {draft.get('id')}). Open it: {link}"
 
 
-SIDE_EFFECT_TOOLS: list[Any] = [draft_email]
-READ_ONLY_TOOLS: list[Any] = [list_emails, search_emails]
+# Registered by build_agent (tools/catalog.py); whether a call asks: tools/specs.py.
+TOOLS: list[Any] = [draft_email, list_emails, search_emails]

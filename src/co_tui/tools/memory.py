@@ -1,4 +1,4 @@
-"""Memory tools: save_memory (approval), recall_memory, list_memories; forget_memory for /forget.
+"""Memory tools: save_memory (asks first), recall_memory, list_memories; forget_memory for /forget.
 
 recall/list are sync so pydantic-ai runs them in worker threads; save_memory is async
 (decay may call a model) and does its few small file writes inline.
@@ -50,8 +50,7 @@ async def save_memory(
     verb = "Updated" if outcome.action == "updated" else "Saved"
     lines = [f"{verb} memory #{outcome.memory.id}: {outcome.memory.headline}"]
     if outcome.decayed_ids:
-        how = (f"summarised into #{outcome.summary.id}" if outcome.summary
-               else "removed")  # fmt: skip
+        how = f"summarised into #{outcome.summary.id}" if outcome.summary else "removed"
         lines.append(f"{len(outcome.decayed_ids)} oldest memories {how} (memory limit).")
     lines.extend(outcome.warnings)
     return {
@@ -75,8 +74,9 @@ def recall_memory(ctx: RunContext[CoDeps], query: str, limit: int = 5) -> dict[s
     found = recall(loaded.memories, query, max(1, min(limit, 20)))
     if found:
         lines = [f"{len(found)} memories for {query!r}:"]
-        lines += [f"- {_line(m)}" + (f"\n  {m.content}" if "\n" in m.content else "")
-                  for m in found]  # fmt: skip
+        lines += [
+            f"- {_line(m)}" + (f"\n  {m.content}" if "\n" in m.content else "") for m in found
+        ]
     else:
         lines = [f"No memories match {query!r}."]
     return {
@@ -113,5 +113,5 @@ def forget_memory(memory_id: str | int, directory: Path | None = None) -> str:
     return f"Forgot memory #{removed.id}: {removed.headline}"
 
 
-SIDE_EFFECT_TOOLS = [save_memory]
-READ_ONLY_TOOLS = [recall_memory, list_memories]
+# Registered by build_agent (tools/catalog.py); whether a call asks: tools/specs.py.
+TOOLS: list[Any] = [save_memory, recall_memory, list_memories]

@@ -1,7 +1,7 @@
 """Obsidian vault tools: search_notes, list_notes, read_note (read-only).
 
 Sync on purpose: pydantic-ai runs sync tools in worker threads, so the index's SQLite
-and file I/O never block the event loop. The index lives in `deps.extra`, one per vault.
+and file I/O never block the event loop. The index lives in `deps.notes_indexes`, one per vault.
 Notes are read through co_tui.safe_read: from inside the vault only, never through a
 symbolic link (a linked note or folder is refused with the reason, and never indexed).
 """
@@ -42,10 +42,10 @@ def _vault(ctx: RunContext[CoDeps]) -> Path:
 
 def notes_index(deps: CoDeps, vault: Path) -> NotesIndex:
     """The session's index for `vault`, created on first use."""
-    key = f"notes_index:{vault.resolve()}"
-    index = deps.extra.get(key)
+    key = vault.resolve()
+    index = deps.notes_indexes.get(key)
     if index is None:
-        index = deps.extra.setdefault(key, NotesIndex(vault))
+        index = deps.notes_indexes.setdefault(key, NotesIndex(vault))
     return index
 
 
@@ -54,8 +54,9 @@ def _snippets(body: str, keywords: list[str], max_snippets: int = 2) -> list[str
     for keyword in keywords:
         hit = keyword_pattern(keyword).search(body)
         if hit:
-            spans.append((max(0, hit.start() - _SNIPPET_BEFORE),
-                          min(len(body), hit.end() + _SNIPPET_AFTER)))  # fmt: skip
+            spans.append(
+                (max(0, hit.start() - _SNIPPET_BEFORE), min(len(body), hit.end() + _SNIPPET_AFTER))
+            )
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
@@ -199,5 +200,5 @@ def read_note(ctx: RunContext[CoDeps], filename: str) -> str:
     return text
 
 
-READ_ONLY_TOOLS = [search_notes, list_notes, read_note]
-SIDE_EFFECT_TOOLS: list[Any] = []
+# Registered by build_agent (tools/catalog.py); whether a call asks: tools/specs.py.
+TOOLS: list[Any] = [search_notes, list_notes, read_note]

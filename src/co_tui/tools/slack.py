@@ -24,14 +24,11 @@ from co_tui.tools._errors import (
     classify_slack_error,
     handle_tool_error,
     not_configured,
-    retry_policy,
 )
 
 T = TypeVar("T")
 
 SERVICE = "Slack"
-BASE_URL_KEY = "slack_base_url"  # CoDeps.extra: e.g. a local test server ("http://…/api/")
-TEAM_URL_KEY = "slack_team_url"  # CoDeps.extra: cached from auth.test, for links
 HOW_TO_CONFIGURE = (
     "create a Slack app with a bot token (scopes channels:read, channels:history, "
     "groups:read, groups:history, users:read, chat:write), then set SLACK_BOT_TOKEN or "
@@ -47,11 +44,8 @@ _NAME_LOOKUP_PAGES = 10
 def _client(deps: CoDeps) -> Any:
     from slack_sdk import WebClient
 
-    base = deps.extra.get(BASE_URL_KEY)
-    kwargs: dict[str, Any] = {"token": deps.slack_bot_token, "timeout": 30}
-    if base:
-        kwargs["base_url"] = str(base).rstrip("/") + "/"
-    return WebClient(**kwargs)
+    base_url = deps.slack.api_base_url.rstrip("/") + "/"
+    return WebClient(token=deps.slack_bot_token, timeout=30, base_url=base_url)
 
 
 async def _call(ctx: RunContext[CoDeps], fn: Callable[[Any], T]) -> T:
@@ -59,17 +53,15 @@ async def _call(ctx: RunContext[CoDeps], fn: Callable[[Any], T]) -> T:
     deps = ctx.deps
     if not deps.slack_bot_token:
         not_configured(SERVICE, HOW_TO_CONFIGURE)
-    return await call_with_retries(lambda: fn(_client(deps)), classify_slack_error,
-                                   retry_policy(deps.extra))  # fmt: skip
+    return await call_with_retries(lambda: fn(_client(deps)), classify_slack_error, deps.retry)
 
 
 async def _team_url(ctx: RunContext[CoDeps]) -> str:
-    url = ctx.deps.extra.get(TEAM_URL_KEY)
+    url = ctx.deps.slack_team_url
     if url is None:
         data = await _call(ctx, lambda c: c.auth_test().data)
-        url = str(data.get("url") or "https://app.slack.com/")
-        ctx.deps.extra[TEAM_URL_KEY] = url
-    return str(url)
+        url = ctx.deps.slack_team_url = str(data.get("url") or "https://app.slack.com/")
+    return url
 
 
 def message_link(team_url: str, channel_id: str, ts: str, thread_ts: str | None = None) -> str:
@@ -104,9 +96,11 @@ async def _channel_id(ctx: RunContext[CoDeps], channel: str) -> str:
         cursor = None
         for _ in range(_NAME_LOOKUP_PAGES):
             page = client.conversations_list(
-                limit=MAX_LIMIT, cursor=cursor, exclude_archived=True,
+                limit=MAX_LIMIT,
+                cursor=cursor,
+                exclude_archived=True,
                 types="public_channel,private_channel",
-            ).data  # fmt: skip
+            ).data
             for ch in page.get("channels", []):
                 if ch.get("name") == name:
                     return str(ch["id"])
@@ -175,8 +169,11 @@ async def post_slack_message(
     ts = str(data.get("ts", ""))
     link = message_link(team_url, posted_channel, ts, thread_ts)
     where = "thread reply" if thread_ts else "message"
-    return {"display": f"Posted {where} to {channel} (ts {ts}): {link}",
-            "channel": posted_channel, "ts": ts}  # fmt: skip
+    return {
+        "display": f"Posted {where} to {channel} (ts {ts}): {link}",
+        "channel": posted_channel,
+        "ts": ts,
+    }
 
 
 async def _post(
@@ -195,9 +192,11 @@ async def _post(
 
 
 async def list_slack_channels(
-    ctx: RunContext[CoDeps], limit: int = 20, types: str = "public_channel",
+    ctx: RunContext[CoDeps],
+    limit: int = 20,
+    types: str = "public_channel",
     cursor: str | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """List Slack channels with ids, member counts, topics and links.
 
     Args:
@@ -252,8 +251,10 @@ async def get_slack_channel_history(
     try:
         channel_id = await _channel_id(ctx, channel)
         team_url = await _team_url(ctx)
-        data = await _call(ctx, lambda c: c.conversations_history(
-            channel=channel_id, limit=limit, cursor=cursor).data)  # fmt: skip
+        data = await _call(
+            ctx,
+            lambda c: c.conversations_history(channel=channel_id, limit=limit, cursor=cursor).data,
+        )
     except ToolFailure as failure:
         return handle_tool_error(failure, SERVICE)
     messages = data.get("messages", [])
@@ -266,9 +267,12 @@ async def get_slack_channel_history(
 
 
 async def get_slack_thread_replies(
-    ctx: RunContext[CoDeps], channel: str, thread_ts: str, limit: int = 20,
+    ctx: RunContext[CoDeps],
+    channel: str,
+    thread_ts: str,
+    limit: int = 20,
     cursor: str | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """The replies in a thread (the parent message first), with links.
 
     Args:
@@ -333,7 +337,7 @@ async def list_slack_users(
 
 def integration_state(settings: Settings) -> tuple[str, Literal["ok", "error", "off"]]:
     """For /status: inspects the token's shape only, never calls Slack."""
-    token = settings.slack_bot_token
+    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else ""
     if not token:
         return "not configured (SLACK_BOT_TOKEN)", "off"
     if not token.startswith(("xoxb-", "xoxp-", "xoxe.")):
@@ -341,7 +345,11 @@ def integration_state(settings: Settings) -> tuple[str, Literal["ok", "error", "
     return ("configured (bot token)" if token.startswith("xoxb-") else "configured"), "ok"
 
 
-SIDE_EFFECT_TOOLS: list[Any] = [post_slack_message]
-READ_ONLY_TOOLS: list[Any] = [
-    list_slack_channels, get_slack_channel_history, get_slack_thread_replies, list_slack_users,
-]  # fmt: skip
+# Registered by build_agent (tools/catalog.py); whether a call asks: tools/specs.py.
+TOOLS: list[Any] = [
+    post_slack_message,
+    list_slack_channels,
+    get_slack_channel_history,
+    get_slack_thread_replies,
+    list_slack_users,
+]

@@ -14,6 +14,7 @@ import asyncio
 import functools
 import html
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -25,6 +26,8 @@ from co_tui.orchestrator.egress_session import guard_applies, source_labels
 from co_tui.permissions.matching import ToolCall
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import parse_retry_after, terminal_error
+from co_tui.tools.spec import ToolSpec
+from co_tui.tools.specs import BUILTIN_SPECS
 from co_tui.web.fetch import FetchFailed, fetch_page
 from co_tui.web.ssrf import FetchRefused
 from co_tui.web.text import html_to_markdown, tidy, truncate
@@ -139,13 +142,15 @@ async def web_search(ctx: RunContext[CoDeps], query: str, count: int = 5) -> dic
     except (ValueError, AttributeError):
         return terminal_error("Brave Search returned an answer that is not the expected JSON.")
     results = [
-        {"title": _plain(r.get("title")), "url": str(r.get("url", "")),
-         "description": _plain(r.get("description"))}
+        {
+            "title": _plain(r.get("title")),
+            "url": str(r.get("url", "")),
+            "description": _plain(r.get("description")),
+        }
         for r in raw[:count]
         if isinstance(r, dict) and r.get("url")
-    ]  # fmt: skip
-    return {"display": _format_results(query, results), "count": len(results),
-            "results": results}  # fmt: skip
+    ]
+    return {"display": _format_results(query, results), "count": len(results), "results": results}
 
 
 async def web_fetch(ctx: RunContext[CoDeps], url: str) -> dict[str, Any]:
@@ -201,10 +206,11 @@ def _registered(policy: WebPolicy) -> list[tuple[Any, str]]:
     return [(func, mode) for func, mode in modes if mode != "deny"]
 
 
-def web_tool_sources(policy: WebPolicy) -> dict[str, str]:
-    """{tool name: source label} of the web tools `web_toolset` registers for the policy."""
+def web_tool_specs(policy: WebPolicy) -> dict[str, ToolSpec]:
+    """{tool name: spec} of the web tools `web_toolset` registers for the policy: every call
+    asks first when the policy says ask."""
     return {
-        func.__name__: "web (approval)" if mode == "ask" else "web"
+        func.__name__: replace(BUILTIN_SPECS[func.__name__], requires_approval=mode == "ask")
         for func, mode in _registered(policy)
     }
 

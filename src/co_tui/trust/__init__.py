@@ -10,6 +10,8 @@ Usage:
     loaded = load_project_settings(Path.cwd(), trust_project=flag)
     loaded.settings          # what applies now
     loaded.project           # None, or what the project would widen and the decision
+
+    settings = load_settings(Path.cwd())  # the same settings, when the decision does not matter
 """
 
 from co_tui.trust.project import (
@@ -18,23 +20,18 @@ from co_tui.trust.project import (
     LoadedSettings,
     ProjectTrust,
     load_project_settings,
+    load_settings,
     untrusted_notice,
     what_it_would_do,
 )
-from co_tui.trust.store import TrustStore, trust_store_path
-from co_tui.trust.widening import CHECKS, Widening, review_widenings
 
 __all__ = [
-    "CHECKS",
     "NOT_TRUSTED",
     "PROJECT_FILE",
     "LoadedSettings",
     "ProjectTrust",
-    "TrustStore",
-    "Widening",
     "load_project_settings",
-    "review_widenings",
-    "trust_store_path",
+    "load_settings",
     "untrusted_notice",
     "what_it_would_do",
 ]

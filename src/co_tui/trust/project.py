@@ -4,6 +4,10 @@ The project's `.co-tui/settings.json` sits in the working directory, which the s
 whoever made the repository) can write. What it would widen (widening.py) applies when the
 user has trusted this project with this exact file; until then it is dropped and everything
 that only narrows applies at once. Nothing from an untrusted project starts a process.
+
+Without a project settings file neither the trust store nor the widening checks are loaded
+(they are imported where used): most directories have none, and start-up time is the
+user's.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from co_tui.config import (
     PROJECT_DIR_NAME,
@@ -20,10 +24,12 @@ from co_tui.config import (
     merge_layers,
     read_layers,
 )
-from co_tui.trust.store import Decision, TrustStore
-from co_tui.trust.widening import Widening, review_widenings, summary_sentence
 
-ProjectDecision = Decision | Literal["undecided"]
+if TYPE_CHECKING:
+    from co_tui.trust.store import Decision, TrustStore
+    from co_tui.trust.widening import Widening
+
+    ProjectDecision = Decision | Literal["undecided"]
 PROJECT_FILE = f"{PROJECT_DIR_NAME}/{SETTINGS_FILE_NAME}"
 NOT_TRUSTED = "project settings not trusted"
 
@@ -55,6 +61,8 @@ class ProjectTrust:
     def remember(self, store: TrustStore | None = None) -> None:
         """Store the decision for this exact settings file. Raises OSError."""
         if self.decision != "undecided":
+            from co_tui.trust.store import TrustStore
+
             (store or TrustStore()).record(self.root, self.sha256, self.decision)
 
 
@@ -75,22 +83,25 @@ def load_project_settings(
     """Every settings layer; the project's in full only when the user trusts it: stored for
     this exact file, or `trust_project` (for this run: `.project.remember()` stores it).
     Raises SettingsError. Reads the trust store, never writes it."""
-    layers = read_layers(cwd, env, overrides)
-    full = merge_layers(layers)  # every layer validated as written: errors name the file
+    layers = read_layers(cwd, env, overrides)  # each validated as written: errors name it
+    full = merge_layers(layers)
     project = next((layer for layer in layers if layer.kind == "project"), None)
     if project is None:
         return LoadedSettings(full)
+    from co_tui.trust.store import TrustStore
+    from co_tui.trust.widening import review_widenings
+
     others = [layer for layer in layers if layer is not project]
     review = review_widenings(merge_layers(others), full)
     if not review.widenings:
         return LoadedSettings(full)
     root = cwd.resolve()
     stored = (store or TrustStore()).decision(root, project.sha256)
-    narrowed_layer = replace(project, values=project.values | review.narrowed)
+    narrowed_layer = project.with_values(project.values | _as_written(full, review.narrowed))
     untrusted = merge_layers([narrowed_layer if layer is project else layer for layer in layers])
     trust = ProjectTrust(
         root=root,
-        settings_file=Path(project.source),
+        settings_file=Path(project.origin),
         sha256=project.sha256,
         widenings=review.widenings,
         decision="trusted" if trust_project else stored or "undecided",
@@ -100,9 +111,27 @@ def load_project_settings(
     return LoadedSettings(trust.settings, trust)
 
 
+def _as_written(settings: Settings, values: dict[str, Any]) -> dict[str, Any]:
+    """`values` (setting -> value) as plain data, like a file's, so that the layers above
+    still merge into them key by key."""
+    return settings.model_copy(update=values).model_dump(include=set(values))
+
+
+def load_settings(
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """The settings in effect: every layer, the project's only as far as the user trusts it
+    (load_project_settings has the details). Raises SettingsError with a one-line message."""
+    return load_project_settings(cwd or Path.cwd(), env=env, overrides=overrides).settings
+
+
 def what_it_would_do(project: ProjectTrust) -> str:
     """'would start the MCP server `x` and turn on approve-all' (values as written: show
     them through co_tui.visible)."""
+    from co_tui.trust.widening import summary_sentence
+
     return f"would {summary_sentence(project.widenings)}"
 
 

@@ -117,7 +117,7 @@ def secret_change(what: str) -> Check:
     """A credential from the project sends data to the account that owns it. Never shown."""
 
     def check(base: Any, full: Any) -> Change:
-        if full == base or full in (None, ""):
+        if full == base or not full:  # None, or an empty SecretStr
             return Change((), full)
         return Change(((f"use this project's {what}", ""),), base)
 

@@ -1,6 +1,11 @@
-"""CoApp: the full-screen app. Owns the session (agent bundle, deps, history, token counts);
-runs each turn as an exclusive async worker that calls the orchestrator's run_turn. When a
-turn, `!cmd` or /command worker ends, the chat screen sends the next queued message.
+"""CoApp: the full-screen app around one `ChatSession` (co_tui/session.py).
+
+The session does the work (agent, deps, history, the stored record, MCP, totals); the app
+runs it in workers and answers the chat screen's requests (`Submitted`, `ShellRequested`,
+`CommandRequested`, `CancelRequested`, `CopyAnswerRequested`). Each turn is an exclusive
+async worker; the session's events reach the widgets as messages through `TuiFrontend`.
+While a turn, `!cmd`, /command or session switch runs the screen is `busy`, and the next
+queued message waits for it.
 
 Start-up draws the first frame before anything heavy: the agent (pydantic-ai, provider SDKs)
 and the sandbox are built in a worker after it. Tests inject `bundle` and `deps`. In a project
@@ -16,30 +21,43 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from co_tui.config import Settings, user_data_dir
+from co_tui.session import ChatSession
 from co_tui.trust import NOT_TRUSTED, PROJECT_FILE, ProjectTrust, what_it_would_do
+from co_tui.tui.frontend import TuiFrontend
 from co_tui.tui.idle_gc import IdleCollector
+from co_tui.tui.messages import (
+    CancelRequested,
+    CommandOutput,
+    CommandRequested,
+    ConversationCleared,
+    CopyAnswerRequested,
+    Notice,
+    ShellRequested,
+    Submitted,
+    TranscriptRestored,
+)
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import ChatScreen
-from co_tui.tui.session_control import SessionController
 from co_tui.tui.widgets.prompt import PromptHistory
-from co_tui.tui.widgets.transcript import Note, RenderedItem, ToolCallBlock
 
 if TYPE_CHECKING:
+    from pydantic_ai import DeferredToolRequests
+
     from co_tui.agent import AgentBundle
     from co_tui.deps import CoDeps
-    from co_tui.sessions import SessionStore
-    from co_tui.tui.frontend import TuiFrontend
+    from co_tui.sessions import LoadedSession, SessionStore
 
 # Set to a file path: the app writes the time of its first frame there and exits (bench/p3).
 FIRST_FRAME_ENV = "CO_TUI_EXIT_AFTER_FIRST_FRAME"
 _DEFAULT = object()
 BUSY_GROUPS = ("turn", "command", "session")  # workers a queued message waits for
+VISIBLE_ITEMS = 40  # transcript items built at once when a stored session opens
 
 
 def css_paths() -> list[Path]:
@@ -73,26 +91,24 @@ class CoApp(App[None]):
         project: ProjectTrust | None = None,
     ) -> None:
         super().__init__()
-        self.settings = settings
         self.project = project  # settings from the working directory that would widen
-        self.bundle = bundle
-        self.deps = deps
-        self.history: list[Any] = []  # list[ModelMessage]: the session's conversation
-        self.session_tokens = 0
-        self.turn_tokens = 0
-        self.last_answer = ""
-        self.frontend: TuiFrontend | None = None
         self.load_error: str | None = None
+        self._continue_latest = continue_latest
+        self._resume = resume
         self._loaded = asyncio.Event()
         self._turn_worker: Worker[None] | None = None
         path = user_data_dir() / "history" if history_path is _DEFAULT else history_path
         self.prompt_history = PromptHistory(path if isinstance(path, Path) else None)
         self.chat = ChatScreen(self.prompt_history, show_thinking=settings.verbose)
-        self.idle_gc = IdleCollector(self)
-        # --continue / --resume [ID]; every turn is saved (tui/session_control.py).
-        self.sessions = SessionController(
-            self, session_store, continue_latest=continue_latest, resume=resume
+        self.frontend = TuiFrontend(self.chat)
+        self.session = ChatSession(
+            settings, frontend=self.frontend, store=session_store, bundle=bundle, deps=deps
         )
+        self.idle_gc = IdleCollector(self)
+
+    @property
+    def settings(self) -> Settings:
+        return self.session.settings
 
     # -- start-up --
     def on_unmount(self) -> None:
@@ -116,32 +132,27 @@ class CoApp(App[None]):
             return
         self._load()
 
+    def _notice(self, message: str, level: str = "info") -> None:
+        self.chat.post_message(Notice(message, level))
+
     @work(group="startup", exit_on_error=False)
     async def _load(self) -> None:
+        session = self.session
         try:
             await self._settle_trust()
-            if self.deps is None:
-                from co_tui.deps import create_deps
-
-                self.deps = await asyncio.to_thread(create_deps, self.settings)
-            if self.bundle is None:
-                from co_tui.agent import build_agent
-
-                self.bundle = await asyncio.to_thread(build_agent, self.settings)
-                from co_tui.telemetry import setup_telemetry
-
-                await asyncio.to_thread(setup_telemetry, self.settings)  # off: no db file
-            if warning := self.deps.sandbox_warning:
-                self.chat.transcript.add(Note(warning, "warning"))
-            from co_tui.tui.frontend import TuiFrontend
-
-            self.frontend = TuiFrontend(self, self.chat)
-            await self.sessions.start()
-            if self.bundle.resolved is not None:
-                await self._start_local_model(self.bundle.resolved.model)
+            loaded = await self._open_stored()
+            await asyncio.to_thread(session.build)
+            assert session.deps is not None
+            if warning := session.deps.sandbox_warning:
+                self._notice(warning, "warning")
+            if loaded is not None:
+                self._show_restored(loaded)
+            elif self._resume == "":
+                self.open_picker()
+            await session.start_model(self._model_progress)
             if self.settings.mcp_servers:
                 mcp_ready = asyncio.Event()
-                self._run_mcp(mcp_ready)
+                self._hold_mcp(mcp_ready)
                 await mcp_ready.wait()
         except Exception as exc:  # a provider or sandbox that cannot be used: say so
             from co_tui.sandbox import SandboxError
@@ -149,10 +160,26 @@ class CoApp(App[None]):
             self.load_error = str(exc)
             sandbox = isinstance(exc, SandboxError)
             what = "the sandbox cannot start" if sandbox else "cannot start the model"
-            self.chat.transcript.add(Note(f"{what}: {exc}", "error"))
+            self._notice(f"{what}: {exc}", "error")
         finally:
             self._loaded.set()
             self.refresh_status()
+
+    async def _open_stored(self) -> LoadedSession | None:
+        """--continue / --resume ID, before the deps exist: they take the stored id."""
+        if not (self._continue_latest or self._resume):
+            return None
+        from co_tui.sessions import SessionError
+
+        try:
+            return await asyncio.to_thread(
+                self.session.open_stored,
+                continue_latest=self._continue_latest,
+                resume=self._resume,
+            )
+        except SessionError as exc:
+            self._notice(f"{exc}; starting a new session", "warning")
+            return None
 
     async def _settle_trust(self) -> None:
         """Ask about a project the user has not decided on for this settings file (the
@@ -169,98 +196,92 @@ class CoApp(App[None]):
             try:
                 project.remember()
             except OSError as exc:
-                self.chat.transcript.add(Note(f"cannot store the decision: {exc}", "warning"))
+                self._notice(f"cannot store the decision: {exc}", "warning")
             if project.trusted:
-                self.settings = project.trusted_settings
-                self.chat.transcript.add(Note(f"trusted: {PROJECT_FILE} applies in full"))
+                self.session.settings = project.trusted_settings
+                self._notice(f"trusted: {PROJECT_FILE} applies in full")
         if not project.trusted:
-            self.chat.transcript.add(
-                Note(
-                    f"{NOT_TRUSTED}: {PROJECT_FILE} {what_it_would_do(project)}; ignored "
-                    "(start co-tui with --trust-project to trust it)",
-                    "warning",
-                )
+            self._notice(
+                f"{NOT_TRUSTED}: {PROJECT_FILE} {what_it_would_do(project)}; ignored "
+                "(start co-tui with --trust-project to trust it)",
+                "warning",
             )
         self.refresh_status()
 
-    async def _start_local_model(self, model: Any) -> None:
-        """The embedded model's server loads before the first turn, with progress shown in
-        the status bar; a model that is not local returns at once."""
-        from co_tui.llm.local import ensure_local_started
-
-        def progress(update: Any) -> None:
-            if update.done:
-                self.chat.status_bar.set(note="")
-                self.chat.transcript.add(Note(update.message))
-            else:
-                self.chat.status_bar.set(note=f"{update.message} {update.elapsed_s:.1f}s")
-
-        await ensure_local_started(model, progress)
+    def _model_progress(self, update: Any) -> None:
+        """The embedded model's server loading, in the status bar; done, in the transcript."""
+        if update.done:
+            self.chat.note = ""
+            self._notice(update.message)
+        else:
+            self.chat.note = f"{update.message} {update.elapsed_s:.1f}s"
 
     @work(group="mcp", exit_on_error=False)
-    async def _run_mcp(self, ready: asyncio.Event) -> None:
-        """Connect the configured MCP servers and hold them for the session. The connection
-        is opened and closed in this one task (the stdio transports require it); the worker
-        is cancelled when the app exits."""
-        from co_tui.mcp import (
-            MCP_CONNECTION_KEY,
-            attach_mcp,
-            connect_mcp_servers,
-            failure_note,
-            mcp_status_summary,
-        )
+    async def _hold_mcp(self, ready: asyncio.Event) -> None:
+        """The MCP servers, held for the session by this worker (the stdio transports must
+        open and close in one task); it is cancelled when the app exits."""
+        from co_tui.mcp import MCPConnection, failure_note, mcp_status_summary
 
-        assert self.bundle is not None and self.deps is not None
-        connection = await connect_mcp_servers(self.settings, self.deps.workspace)
-        try:
-            attach_mcp(self.bundle, connection)
-            self.deps.extra[MCP_CONNECTION_KEY] = connection
-            for failure in connection.failures:
-                level = "warning" if failure.tool is not None else "error"
-                self.chat.transcript.add(Note(failure_note(failure), level))
-            self.chat.status_bar.set(mcp=mcp_status_summary(connection))
+        def connected(connection: MCPConnection | None) -> None:
+            if connection is not None:
+                for failure in connection.failures:
+                    level = "warning" if failure.tool is not None else "error"
+                    self._notice(failure_note(failure), level)
+                self.chat.mcp = mcp_status_summary(connection)
             ready.set()
-            await asyncio.Event().wait()
+
+        try:
+            await self.session.hold_mcp(connected)
         finally:
             ready.set()
-            await connection.aclose()
 
     async def wait_ready(self) -> bool:
         await self._loaded.wait()
-        return self.bundle is not None and self.deps is not None and self.frontend is not None
+        return self.session.ready
 
     @property
     def session_id(self) -> str:
-        return self.deps.session_id if self.deps is not None else ""
+        return self.session.session_id
 
     # -- status --
     def model_label(self) -> str:
-        if self.bundle is None:
+        if self.session.bundle is None:
             return "loading model…" if self.load_error is None else "no model"
-        if self.bundle.resolved is not None:
-            return self.bundle.resolved.label
-        model = getattr(self.bundle.agent, "model", None)
-        return str(getattr(model, "model_name", None) or self.settings.model or "model")
+        return self.session.model_label()
 
     def refresh_status(self) -> None:
-        deps = self.deps
+        deps = self.session.deps
+        chat = self.chat
         untrusted = self.project is not None and not self.project.trusted
         warnings = [NOT_TRUSTED if untrusted else "", (deps.sandbox_warning or "") if deps else ""]
-        self.chat.status_bar.set(
-            model=self.model_label(),
-            sandbox=deps.sandbox.name if deps else "…",
-            isolation=deps.sandbox.isolation_level if deps else "…",
-            yolo=bool(deps and deps.auto_confirm),
-            warning="; ".join(w for w in warnings if w),
-            turn_tokens=self.turn_tokens,
-            session_tokens=self.session_tokens,
-        )
+        chat.model = self.model_label()
+        chat.sandbox = deps.sandbox.name if deps else "…"
+        chat.isolation = deps.sandbox.isolation_level if deps else "…"
+        chat.yolo = self.session.approve_all
+        chat.warning = "; ".join(w for w in warnings if w)
+        chat.turn_tokens = self.session.turn_tokens
+        chat.session_tokens = self.session.session_tokens
 
-    def update_usage(self, input_tokens: int, output_tokens: int, requests: int) -> None:
-        self.turn_tokens = input_tokens + output_tokens
-        session = self.session_tokens + self.turn_tokens
-        self.chat.sidebar.set_usage(input_tokens, output_tokens, session, requests)
-        self.chat.status_bar.set(turn_tokens=self.turn_tokens, session_tokens=session)
+    # -- what the chat screen asks for --
+    @on(Submitted)
+    def _submitted(self, message: Submitted) -> None:
+        self.start_turn(message.prompt)
+
+    @on(ShellRequested)
+    def _shell_requested(self, message: ShellRequested) -> None:
+        self._turn_worker = self._run_bang(message.command)
+
+    @on(CommandRequested)
+    def _command_requested(self, message: CommandRequested) -> None:
+        self.run_command(message.text)
+
+    @on(CancelRequested)
+    def _cancel_requested(self) -> None:
+        self.cancel_turn()
+
+    @on(CopyAnswerRequested)
+    def _copy_requested(self) -> None:
+        self.copy_last_answer()
 
     # -- turns --
     @property
@@ -273,9 +294,9 @@ class CoApp(App[None]):
         return any(w.group in BUSY_GROUPS and not w.is_finished for w in self.workers)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        finished = event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
-        if finished and event.worker.group in BUSY_GROUPS:
-            self.chat.send_next_queued()
+        if event.worker.group in BUSY_GROUPS:
+            self.chat.busy = self.busy
+            self.chat.turn_running = self.turn_running
 
     def start_turn(self, prompt: str) -> None:
         self._turn_worker = self._run_turn(prompt)
@@ -295,83 +316,76 @@ class CoApp(App[None]):
         self.cancel_turn()
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def _run_turn(self, prompt: str, pending: Any = None) -> None:
-        self.chat.set_busy(True)
-        self.turn_tokens = 0
+    async def _run_turn(self, prompt: str, pending: DeferredToolRequests | None = None) -> None:
         self.idle_gc.busy()
         try:
             await self._turn_body(prompt, pending)
         finally:
             self.idle_gc.idle_soon()
 
-    def resume_pending(self, pending: Any) -> None:
+    def resume_pending(self, pending: DeferredToolRequests) -> None:
         """A reopened session was waiting for approval: ask again, then continue the run."""
         self._turn_worker = self._run_turn("", pending)
 
-    async def _turn_body(self, prompt: str, pending: Any = None) -> None:
+    async def _turn_body(self, prompt: str, pending: DeferredToolRequests | None) -> None:
         try:
             if not await self.wait_ready():
-                self.chat.transcript.add(Note(f"cannot run a turn: {self.load_error}", "error"))
+                self._notice(f"cannot run a turn: {self.load_error}", "error")
                 return
-            assert self.bundle is not None and self.deps is not None
-            from co_tui.orchestrator import run_turn
-
             if pending is None:
-                self.sessions.begin_turn(prompt)
-            result = await run_turn(
-                self.bundle.agent,
-                prompt,
-                deps=self.deps,
-                history=self.history,
-                frontend=self.frontend,  # type: ignore[arg-type]
-                model_settings=self.bundle.model_settings,
-                request_limit=self.settings.max_request_limit,
-                http_retries=self.settings.model_http_retries,
-                on_checkpoint=self.sessions.checkpoint,
-                resume_deferred=pending,
-            )
-            self.history = result.messages
-            self.turn_tokens = result.usage.input_tokens + result.usage.output_tokens
-            self.session_tokens += self.turn_tokens
-            if result.output:
-                self.last_answer = result.output
+                await self.session.run(prompt)
+            else:
+                await self.session.resume_pending(pending)
         except asyncio.CancelledError:
-            self.chat.transcript.add(Note("interrupted", "warning"))
+            self._notice("interrupted", "warning")
         except Exception as exc:  # a bug in a turn must leave the app usable
-            self.chat.transcript.add(Note(f"the turn failed: {type(exc).__name__}: {exc}", "error"))
+            self._notice(f"the turn failed: {type(exc).__name__}: {exc}", "error")
         finally:
-            self.chat.set_busy(False)
-            self.chat.status_bar.set(note="")
+            self.chat.note = ""
             self.refresh_status()
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _run_bang(self, cmd: str) -> None:
-        self.chat.set_busy(True)
-        block = ToolCallBlock("bang", "!", cmd)
-        self.chat.transcript.add(block)
+        """`!cmd`: a command in the sandbox, outside any turn, shown as a tool call."""
+        from co_tui.orchestrator import events as ev
+
+        call = ev.ToolCall(
+            session_id=self.session_id,
+            tool_call_id="bang",
+            tool_name="!",
+            args={"cmd": cmd},
+            key_arg=cmd,
+        )
+        self.frontend.emit(call)
+
+        def result(status: ev.ToolStatus, content: str, duration: float | None = None) -> None:
+            self.frontend.emit(
+                ev.ToolResult(
+                    session_id=call.session_id,
+                    tool_call_id=call.tool_call_id,
+                    tool_name=call.tool_name,
+                    status=status,
+                    content=content,
+                    duration_s=duration,
+                )
+            )
+
         started = time.monotonic()
         try:
-            if not await self.wait_ready() and self.deps is None:
-                block.set_result("failed", f"no sandbox: {self.load_error}", None, None)
+            deps = self.session.deps
+            if not await self.wait_ready() and deps is None:
+                result("failed", f"no sandbox: {self.load_error}")
                 return
-            assert self.deps is not None
-            timeout = self.deps.sandbox_max_timeout
-            result = await self.deps.sandbox.run_command(cmd, timeout=timeout)
-            status = "ok" if result.exit_code == 0 and not result.timed_out else "failed"
+            assert self.session.deps is not None
+            timeout = self.session.deps.sandbox_max_timeout
+            outcome = await self.session.deps.sandbox.run_command(cmd, timeout=timeout)
+            ok = outcome.exit_code == 0 and not outcome.timed_out
             duration = time.monotonic() - started
-            block.set_result(status, result.for_model(timeout), None, duration)
+            result("ok" if ok else "failed", outcome.for_model(timeout), duration)
         except asyncio.CancelledError:
-            block.set_result("interrupted", "", None, None)
+            result("interrupted", "")
         except Exception as exc:
-            block.set_result("failed", f"{type(exc).__name__}: {exc}", None, None)
-        finally:
-            self.chat.set_busy(False)
-
-    def run_bang(self, cmd: str) -> None:
-        if not cmd:
-            self.chat.transcript.add(Note("usage: !<shell command>", "info"))
-            return
-        self._turn_worker = self._run_bang(cmd)
+            result("failed", f"{type(exc).__name__}: {exc}")
 
     # -- slash commands --
     def run_command(self, text: str) -> None:
@@ -381,38 +395,89 @@ class CoApp(App[None]):
     async def _run_command(self, text: str) -> None:
         from co_tui import commands
 
-        if not await self.wait_ready() and (self.deps is None or self.bundle is None):
-            self.chat.transcript.add(Note(f"not available: {self.load_error}", "error"))
+        session = self.session
+        if not await self.wait_ready() and not session.ready:
+            self._notice(f"not available: {self.load_error}", "error")
             return
-        assert self.deps is not None and self.bundle is not None
+        assert session.deps is not None and session.bundle is not None
         ctx = commands.CommandContext(
-            message_history=self.history,
-            deps=self.deps,
-            bundle=self.bundle,
-            settings=self.settings,
+            message_history=session.history,
+            deps=session.deps,
+            bundle=session.bundle,
+            settings=session.settings,
             show=self.show_output,
             replace_bundle=self._replace_bundle,
-            session_tokens=self.session_tokens,
-            last_answer=self.last_answer,
+            session_tokens=session.session_tokens,
+            last_answer=session.last_answer,
             copy_to_clipboard=self._copy,
-            extra={"open_spans": self.open_spans, "resume_session": self.sessions.open},
+            open_spans=self.open_spans,
+            resume_session=self.open_session,
         )
         try:
             outcome = await commands.dispatch(ctx, text)
         except Exception as exc:
-            self.chat.transcript.add(Note(f"{text}: {type(exc).__name__}: {exc}", "error"))
+            self._notice(f"{text}: {type(exc).__name__}: {exc}", "error")
             return
         if not outcome.known:
-            self.chat.transcript.add(Note(outcome.hint or "unknown command", "warning"))
+            self._notice(outcome.hint or "unknown command", "warning")
             return
         if outcome.history is not None:
-            self.history = outcome.history
-            await self.sessions.history_replaced(outcome.history)
+            await session.replace_history(outcome.history)
             if not outcome.history:
-                self.chat.transcript.clear_all()
-                self.chat.sidebar.new_turn()
-                self.last_answer = ""
+                self.chat.post_message(ConversationCleared())
         self.refresh_status()
+
+    def show_output(self, content: object) -> None:
+        self.chat.post_message(CommandOutput(content))
+
+    def _replace_bundle(self, bundle: AgentBundle, settings: Settings) -> None:
+        self.session.switch_model(bundle, settings)
+        self.refresh_status()
+
+    # -- stored sessions: /resume and the sessions screen --
+    def open_session(self, session_id: str) -> None:
+        """/resume [id]: '' shows the list."""
+        if session_id:
+            self.run_worker(self._switch(session_id), group="session", exit_on_error=False)
+        else:
+            self.open_picker()
+
+    def open_picker(self) -> None:
+        from co_tui.tui.screens.sessions import SessionsScreen
+
+        def chosen(session_id: str | None) -> None:
+            if session_id:
+                self.run_worker(self._switch(session_id), group="session", exit_on_error=False)
+
+        self.push_screen(SessionsScreen(self.session.store, str(self.session.workspace)), chosen)
+
+    async def _switch(self, session_id: str) -> None:
+        from co_tui.sessions import SessionError
+
+        if self.turn_running:
+            self._notice("finish or cancel the running turn first", "warning")
+            return
+        store = self.session.store
+        try:
+            info = await asyncio.to_thread(store.resolve, session_id)
+            loaded = await asyncio.to_thread(store.load, info.id)
+        except SessionError as exc:
+            self._notice(str(exc), "error")
+            return
+        await self.session.switch_to(loaded)
+        self._show_restored(loaded)
+
+    def _show_restored(self, loaded: LoadedSession) -> None:
+        """The stored conversation, through the same events as a live one; a call that was
+        waiting for approval is asked about again."""
+        from co_tui.orchestrator.replay import replay
+
+        events = list(replay(self.session.history, self.session.session_id))
+        self.chat.post_message(TranscriptRestored(events, VISIBLE_ITEMS))
+        self.chat.note = f"resumed: {loaded.info.title or loaded.info.id[:8]}"
+        self.refresh_status()
+        if loaded.pending is not None:
+            self.resume_pending(loaded.pending)
 
     # -- span viewer (F2, /spans) --
     def action_spans(self) -> None:
@@ -424,25 +489,14 @@ class CoApp(App[None]):
         if not isinstance(self.screen, SpanScreen):
             self.push_screen(SpanScreen(initial_filter=span_filter))
 
-    def show_output(self, content: object) -> None:
-        from co_tui.tui.markdown import TranscriptMarkdown
-
-        renderable = TranscriptMarkdown(content) if isinstance(content, str) else content
-        self.chat.transcript.add(RenderedItem(renderable, "command-output"))  # type: ignore[arg-type]
-        self.chat.transcript.scroll_end(animate=False)
-
-    def _replace_bundle(self, bundle: AgentBundle, settings: Settings) -> None:
-        self.bundle = bundle
-        self.settings = settings
-        self.refresh_status()
-
     # -- clipboard --
     def _copy(self, text: str) -> None:
         self.copy_to_clipboard(text)
 
     def copy_last_answer(self) -> None:
-        if not self.last_answer:
+        answer = self.session.last_answer
+        if not answer:
             self.notify("Nothing to copy yet.", timeout=2)
             return
-        self.copy_to_clipboard(self.last_answer)
+        self.copy_to_clipboard(answer)
         self.notify("Copied the last answer.", timeout=2)

@@ -22,8 +22,6 @@ def launch_app(
     try:
         app.run()
     finally:
-        deps = app.deps
-        if deps is not None:
-            import asyncio
+        import asyncio
 
-            asyncio.run(deps.sandbox.cleanup())
+        asyncio.run(app.session.aclose())  # the sandbox and the session store

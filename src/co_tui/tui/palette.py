@@ -6,10 +6,12 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from co_tui.tui.messages import CommandRequested
+
 
 class SlashCommandProvider(Provider):
     def _run(self, name: str) -> None:
-        self.app.run_command(f"/{name}")  # type: ignore[attr-defined]
+        self.app.post_message(CommandRequested(f"/{name}"))
 
     async def discover(self) -> Hits:
         from co_tui import commands
@@ -25,7 +27,5 @@ class SlashCommandProvider(Provider):
             label = f"/{cmd.name}"
             score = matcher.match(f"{label} {cmd.description}")
             if score > 0:
-                yield Hit(
-                    score, matcher.highlight(label), partial(self._run, cmd.name),
-                    help=cmd.description,
-                )  # fmt: skip
+                run = partial(self._run, cmd.name)
+                yield Hit(score, matcher.highlight(label), run, help=cmd.description)

@@ -1,30 +1,59 @@
 """The chat screen: transcript + sidebar, the prompt, the status bar, the footer.
 
-Everything sent goes through the prompt's queue: `send_next_queued` dispatches the oldest
-message once the app is not busy (no turn, `!cmd`, /command or session switch running), so
-a message sent during a turn waits for it and each becomes its own turn, in order.
-`dispatch` routes what the user typed: exit/quit, `!cmd` (sandbox), `/command`, or a turn.
+Down: the session's events arrive as `SessionEvent`s; the display router (tui/display.py)
+sends each on, as a `ShowEvent`, to the widget that shows it. An `ApprovalAsked` opens the
+dialog once the transcript has drawn what came before.
+
+Up: everything sent goes through the prompt's queue: `send_next_queued` dispatches the oldest
+message while the screen is not `busy` (the app keeps that reactive true while a turn,
+`!cmd`, /command or session switch runs), so a message sent during a turn waits for it and
+each becomes its own turn, in order. `dispatch` routes what the user typed: exit/quit, `!cmd`
+(sandbox), `/command`, or a turn, each posted to the app as a message.
+
+The session's status (model, sandbox, tokens, …) lives in this screen's reactives; the
+status bar and the sidebar are bound to them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from co_tui.orchestrator import events as ev
+from co_tui.tui.display import DisplayRouter, Target
+from co_tui.tui.messages import (
+    ApprovalAsked,
+    CancelRequested,
+    CommandOutput,
+    CommandRequested,
+    ConversationCleared,
+    CopyAnswerRequested,
+    Notice,
+    SessionEvent,
+    Settle,
+    ShellRequested,
+    ShowEvent,
+    Submitted,
+    TranscriptRestored,
+)
+from co_tui.tui.widgets.items import Note, RenderedItem, UserMessage
 from co_tui.tui.widgets.prompt import CompletionHint, PromptHistory, PromptInput
 from co_tui.tui.widgets.queued import QueuedMessages
 from co_tui.tui.widgets.sidebar import Sidebar
 from co_tui.tui.widgets.status_bar import StatusBar
-from co_tui.tui.widgets.transcript import Transcript, UserMessage
+from co_tui.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from co_tui.tui.app import CoApp
+    from co_tui.orchestrator.frontend import ApprovalReply
     from co_tui.tui.screens.armed import ArmedModal
 
 EXIT_WINDOW_S = 2.0
@@ -34,6 +63,19 @@ BUSY_PLACEHOLDER = "working… Enter queues a message · Esc or Ctrl+C cancels t
 
 
 class ChatScreen(Screen[None]):
+    # The session's status, shown by the status bar (and the token total by the sidebar).
+    model = reactive("?")
+    sandbox = reactive("?")
+    isolation = reactive("?")
+    yolo = reactive(False)
+    warning = reactive("")
+    mcp = reactive("")
+    note = reactive("")
+    turn_tokens = reactive(0)
+    session_tokens = reactive(0)
+    busy = reactive(False, init=False)  # a turn, `!cmd`, /command or session switch runs
+    turn_running = reactive(False, init=False)
+
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("escape", "interrupt", "Cancel turn"),
         Binding("ctrl+c", "ctrl_c", "Cancel / exit", show=False),
@@ -41,8 +83,6 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+b", "toggle_sidebar", "Sidebar"),
         Binding("ctrl+o", "copy_last", "Copy answer"),
     ]
-
-    app: CoApp  # type: ignore[assignment]
 
     def __init__(self, history: PromptHistory, show_thinking: bool) -> None:
         super().__init__(id="chat")
@@ -52,17 +92,30 @@ class ChatScreen(Screen[None]):
         self.hint = CompletionHint("", id="completion-hint", markup=False)
         self.queued = QueuedMessages("", id="queued", markup=False)
         self.status_bar = StatusBar(id="status-bar")
+        self.router = DisplayRouter()
+        self._tokens_before_turn = 0
         self._last_ctrl_c = 0.0
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             yield self.transcript
-            yield self.sidebar
+            yield self.sidebar.data_bind(ChatScreen.session_tokens)
         with Vertical(id="prompt-area"):
             yield self.queued
             yield self.hint
             yield self.prompt
-        yield self.status_bar
+        yield self.status_bar.data_bind(
+            ChatScreen.model,
+            ChatScreen.sandbox,
+            ChatScreen.isolation,
+            ChatScreen.yolo,
+            ChatScreen.warning,
+            ChatScreen.mcp,
+            ChatScreen.note,
+            ChatScreen.turn_tokens,
+            ChatScreen.session_tokens,
+            ChatScreen.busy,
+        )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -75,6 +128,81 @@ class ChatScreen(Screen[None]):
         self.queued.messages = queued
         self.refresh_bindings()
 
+    # -- down: the session's events --
+    @on(SessionEvent)
+    def _route(self, message: SessionEvent) -> None:
+        event = message.event
+        display, targets = self.router.targets(event)
+        if not display.is_subagent:
+            self._follow_status(event)
+        for target in targets:
+            widget = self.transcript if target is Target.TRANSCRIPT else self.sidebar
+            widget.post_message(ShowEvent(event, subagent=display.is_subagent))
+
+    def _follow_status(self, event: ev.TurnEvent) -> None:
+        """The main session's tokens and retries, for the status bar."""
+        match event:
+            case ev.TurnStart(replayed=False):
+                self._tokens_before_turn = self.session_tokens
+                self.turn_tokens = 0
+            case ev.Usage(input_tokens=sent, output_tokens=received):
+                self.turn_tokens = sent + received
+                self.session_tokens = self._tokens_before_turn + self.turn_tokens
+            case ev.Status(retry_in_s=delay) if delay is not None:
+                self.note = f"retrying in {delay:g}s"
+            case _:
+                pass
+
+    @on(ApprovalAsked)
+    def _ask(self, message: ApprovalAsked) -> None:
+        """The dialog opens once the answer that led here is drawn: a screen under a modal
+        is not laid out again until the modal closes."""
+        settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        settled.add_done_callback(lambda _: self._open_dialog(message))
+        self.transcript.post_message(Settle(settled, laid_out=True))
+
+    def _open_dialog(self, message: ApprovalAsked) -> None:
+        from co_tui.orchestrator.frontend import ApprovalDecision
+        from co_tui.tui.screens.approval import ApprovalScreen
+
+        if message.reply.done():  # the turn was cancelled meanwhile
+            return
+        self.note = "waiting for your decision"
+
+        def decided(decision: ApprovalReply | None) -> None:
+            self.note = ""
+            if not message.reply.done():
+                message.reply.set_result(
+                    decision if decision is not None else ApprovalDecision.DENY
+                )
+
+        self.app.push_screen(ApprovalScreen(message.request), decided)
+
+    @on(TranscriptRestored)
+    def _restored(self, message: TranscriptRestored) -> None:
+        self.router = DisplayRouter()
+        self.sidebar.new_turn()
+        self.transcript.post_message(TranscriptRestored(message.events, message.visible))
+
+    @on(ConversationCleared)
+    def _cleared(self) -> None:
+        self.router = DisplayRouter()
+        self.transcript.clear_all()
+        self.sidebar.new_turn()
+
+    @on(Notice)
+    def _notice(self, message: Notice) -> None:
+        self.transcript.add(Note(message.message, message.level))
+
+    @on(CommandOutput)
+    def _command_output(self, message: CommandOutput) -> None:
+        from co_tui.tui.markdown import TranscriptMarkdown
+
+        content = message.content
+        renderable = TranscriptMarkdown(content) if isinstance(content, str) else content
+        self.transcript.add(RenderedItem(renderable, "command-output"))  # type: ignore[arg-type]
+        self.transcript.scroll_end(animate=False)
+
     # -- input --
     def on_text_area_changed(self, event: PromptInput.Changed) -> None:
         if event.text_area is self.prompt:
@@ -85,9 +213,9 @@ class ChatScreen(Screen[None]):
         self.send_next_queued()
 
     def send_next_queued(self) -> None:
-        """Dispatch the oldest queued message, unless something is still running (the app
-        calls this again when it ends)."""
-        while not self.app.busy and (text := self.prompt.next_queued()) is not None:
+        """Dispatch the oldest queued message, unless something is still running (this runs
+        again when `busy` turns false)."""
+        while not self.busy and (text := self.prompt.next_queued()) is not None:
             self.dispatch(text)  # a message that starts nothing (`!` alone) lets the next go
 
     def on_armed_modal_type_ahead(self, event: ArmedModal.TypeAhead) -> None:
@@ -101,35 +229,49 @@ class ChatScreen(Screen[None]):
             self.prompt.queued = ()
             self.app.exit()
         elif stripped.startswith("!"):
-            self.transcript.add(UserMessage(f"`!{stripped[1:].strip()}`"))
-            self.app.run_bang(stripped[1:].strip())
+            command = stripped[1:].strip()
+            self.transcript.add(UserMessage(f"`!{command}`"))
+            if not command:
+                self.transcript.add(Note("usage: !<shell command>", "info"))
+                return
+            self._start(ShellRequested(command))
         elif stripped.startswith("/"):
-            self.app.run_command(stripped)
+            self._start(CommandRequested(stripped))
         else:
             self.transcript.add(UserMessage(text))
             self.transcript.anchor()
-            self.app.start_turn(text)
+            self._start(Submitted(text))
 
-    def set_busy(self, busy: bool) -> None:
+    def _start(self, request: ShellRequested | CommandRequested | Submitted) -> None:
+        """Ask the app to run it; busy from now on, so the queue waits for it."""
+        self.busy = True
+        self.post_message(request)
+
+    def watch_busy(self, busy: bool) -> None:
         self.prompt.busy = busy
-        self.status_bar.set(busy=busy)
         self.prompt.placeholder = BUSY_PLACEHOLDER if busy else PLACEHOLDER
+        if not busy:  # the next message goes once the transcript has drawn what came before
+            drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            drawn.add_done_callback(lambda _: self.send_next_queued())
+            self.transcript.post_message(Settle(drawn))
+
+    def watch_turn_running(self) -> None:
         self.refresh_bindings()
 
     # -- keys --
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
-            return self.app.turn_running or bool(self.prompt.queued)
+            return self.turn_running or bool(self.prompt.queued)
         return True
 
     def action_interrupt(self) -> None:
         """Esc: take the last queued message back to edit; with none queued, cancel."""
         if not self.prompt.take_back_last():
-            self.app.cancel_turn()
+            self.post_message(CancelRequested())
 
     def action_ctrl_c(self) -> None:
-        if self.app.turn_running:
-            self.app.cancel_turn()
+        if self.turn_running:
+            self.post_message(CancelRequested())
             return
         selected = self.get_selected_text()
         if selected:
@@ -145,7 +287,7 @@ class ChatScreen(Screen[None]):
         self.app.notify("Press Ctrl+C again to exit", timeout=EXIT_WINDOW_S)
 
     def action_toggle_thinking(self) -> None:
-        self.sidebar.set_show_thinking(not self.sidebar.show_thinking)
+        self.sidebar.show_thinking = not self.sidebar.show_thinking
         if self.sidebar.show_thinking and not self.sidebar.display:
             self.sidebar.display = True
 
@@ -153,4 +295,4 @@ class ChatScreen(Screen[None]):
         self.sidebar.display = not self.sidebar.display
 
     def action_copy_last(self) -> None:
-        self.app.copy_last_answer()
+        self.post_message(CopyAnswerRequested())

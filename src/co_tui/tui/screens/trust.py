@@ -18,7 +18,8 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
-from co_tui.trust import PROJECT_FILE, ProjectTrust, Widening
+from co_tui.trust import PROJECT_FILE, ProjectTrust
+from co_tui.trust.widening import Widening
 from co_tui.tui.screens.armed import ARM_DELAY_S, ArmedModal, hidden_warning, key_label
 from co_tui.tui.visible_text import hidden_escapes, visible_text
 

@@ -1,17 +1,28 @@
 """The sidebar: live thinking, this turn's tool calls with status and duration, token usage,
-and sub-agent sessions (which never reach the transcript)."""
+and sub-agent sessions (which never reach the transcript).
+
+It handles the `ShowEvent`s the chat screen routes to it (tui/display.py): the main
+session's thinking, tool calls and usage, and every event of a sub-agent. `show_thinking`
+and the session's token total are reactives (the total is bound to the chat screen's).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import on
 from textual.containers import VerticalScroll
+from textual.reactive import reactive
 from textual.widgets import Static
 
+from co_tui.orchestrator import events as ev
+from co_tui.tui.messages import ShowEvent
 from co_tui.tui.tool_status import glyph, style
 from co_tui.tui.visible_text import one_line, visible_text
+from co_tui.tui.widgets.decision import decision_words
 from co_tui.tui.widgets.subagents import SubagentPanel
+from co_tui.visible import visible
 
 THINKING_TAIL_CHARS = 1500  # only the end of long thinking is shown: updates stay O(1)
 THINKING_FLUSH = 1 / 15
@@ -28,10 +39,13 @@ class ToolRow:
 
 class Sidebar(VerticalScroll):
     can_focus = False
+    show_thinking = reactive(False, init=False)
+    session_tokens = reactive(0, init=False)  # the session's total, this turn included
 
     def __init__(self, *, show_thinking: bool, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.show_thinking = show_thinking
+        self.set_reactive(Sidebar.show_thinking, show_thinking)
+        self._usage: ev.Usage | None = None
         self._thinking: list[str] = []
         self._thinking_dirty = False
         self._tools: dict[str, ToolRow] = {}
@@ -59,9 +73,68 @@ class Sidebar(VerticalScroll):
         self._subagents_view.display = False
         self.set_interval(THINKING_FLUSH, self._flush_thinking)
 
+    # -- events --
+    @on(ShowEvent)
+    def _show(self, message: ShowEvent) -> None:
+        if message.subagent:
+            self._show_subagent(message.event)
+            return
+        match message.event:
+            case ev.TurnStart(replayed=False):
+                self.new_turn()
+            case ev.ThinkingStart():
+                self.thinking_start()
+            case ev.ThinkingDelta(content=delta):
+                self.thinking_delta(delta)
+            case ev.ToolCall() as call:
+                self.tool_call(call.tool_call_id, call.tool_name, call.key_arg)
+            case ev.ToolResult() as result:
+                self.tool_result(
+                    result.tool_call_id, result.tool_name, result.status, result.duration_s
+                )
+            case ev.Usage() as usage:
+                self._usage = usage
+                self._render_usage()
+            case ev.TurnEnd(interrupted=interrupted):
+                self._end_running("interrupted" if interrupted else "failed")
+            case _:
+                pass
+
+    def _show_subagent(self, event: ev.TurnEvent) -> None:
+        """A sub-agent's events: its block in the panel, its calls in the tool list too."""
+        sid = event.session_id
+        panel = self.subagents
+        match event:
+            case ev.TurnStart(prompt=task):
+                panel.start(sid, task)
+            case ev.ThinkingStart():
+                panel.note(sid, "thinking…")
+            case ev.TextEnd(content=text):
+                panel.note(sid, text)
+            case ev.ToolCall() as call:
+                self.tool_call(call.tool_call_id, call.tool_name, call.key_arg, sid[:8])
+                panel.tool_call(sid, call.tool_call_id, call.tool_name, call.key_arg)
+            case ev.ToolResult() as result:
+                self.tool_result(
+                    result.tool_call_id, result.tool_name, result.status, result.duration_s
+                )
+                panel.tool_result(sid, result.tool_call_id, result.tool_name, result.status)
+            case ev.Usage() as usage:
+                panel.usage(sid, usage.input_tokens, usage.output_tokens, usage.requests)
+            case ev.Status(message=text):
+                panel.note(sid, text)
+            case ev.Error(message=text):
+                panel.error(sid, text)
+            case ev.ApprovalRecord() as record:
+                name = visible(record.tool_name, keep="\n\t")
+                panel.note(sid, f"{decision_words(record)} {name}")
+            case ev.TurnEnd(interrupted=interrupted):
+                panel.end(sid, interrupted)
+            case _:
+                pass
+
     # -- thinking --
-    def set_show_thinking(self, show: bool) -> None:
-        self.show_thinking = show
+    def watch_show_thinking(self) -> None:
         self._apply_thinking_visibility()
         self._thinking_dirty = True
         self._flush_thinking()
@@ -112,6 +185,13 @@ class Sidebar(VerticalScroll):
         row.status, row.duration_s = status, duration_s
         self._render_tools()
 
+    def _end_running(self, status: str) -> None:
+        """The turn is over: a call still running never finished."""
+        for row in self._tools.values():
+            if row.status == "running" and not row.session:
+                row.status = status
+        self._render_tools()
+
     def _render_tools(self) -> None:
         if not self._tools:
             self._tools_view.update(Text("none", style="dim"))
@@ -133,11 +213,17 @@ class Sidebar(VerticalScroll):
         self._tools_view.update(text)
 
     # -- usage --
-    def set_usage(self, turn_in: int, turn_out: int, session_total: int, requests: int) -> None:
+    def watch_session_tokens(self) -> None:
+        self._render_usage()
+
+    def _render_usage(self) -> None:
+        usage = self._usage
+        if usage is None:
+            return
         text = Text()
-        text.append(f"turn    {turn_in:,} in / {turn_out:,} out\n")
-        text.append(f"        {requests} request(s)\n", style="dim")
-        text.append(f"session {session_total:,}")
+        text.append(f"turn    {usage.input_tokens:,} in / {usage.output_tokens:,} out\n")
+        text.append(f"        {usage.requests} request(s)\n", style="dim")
+        text.append(f"session {self.session_tokens:,}")
         self._usage_view.update(text)
 
     # -- sub-agents --
@@ -147,6 +233,3 @@ class Sidebar(VerticalScroll):
         self._subagents_title.display = True
         self._subagents_view.display = True
         return self._subagents_view
-
-    def subagent_note(self, session_id: str, note: str) -> None:
-        self.subagents.note(session_id, note)

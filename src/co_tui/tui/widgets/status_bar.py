@@ -1,27 +1,15 @@
 """One line: provider and model, a sandbox warning, sandbox and isolation, yolo, tokens
-(turn and session)."""
+(turn and session), MCP servers, whether a turn runs, a passing note.
+
+Every field is a reactive; the chat screen binds them to its own (`data_bind`), so the bar
+follows the session without anyone calling it.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
-
-
-@dataclass(frozen=True)
-class StatusState:
-    model: str = "?"
-    sandbox: str = "?"
-    isolation: str = "?"
-    yolo: bool = False
-    turn_tokens: int = 0
-    session_tokens: int = 0
-    busy: bool = False
-    note: str = ""  # e.g. "retry 1 of 2 in 3s"
-    mcp: str = ""  # e.g. "MCP 2/3 (failed: broken)"; empty when no server is configured
-    warning: str = ""  # the sandbox's own warning (deps.sandbox_warning), shown all session
-
 
 WARNING_CHARS = 40
 
@@ -33,18 +21,19 @@ def _headline(warning: str) -> str:
 
 
 class StatusBar(Static):
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__("", **kwargs)  # type: ignore[arg-type]
-        self.state = StatusState()
+    model = reactive("?")
+    sandbox = reactive("?")
+    isolation = reactive("?")
+    yolo = reactive(False)
+    turn_tokens = reactive(0)
+    session_tokens = reactive(0)
+    busy = reactive(False)
+    note = reactive("")  # e.g. "retrying in 3s"
+    mcp = reactive("")  # e.g. "MCP 2/3 (failed: broken)"; empty when no server is configured
+    warning = reactive("")  # the sandbox's or the project's warning, shown all session
 
-    def set(self, **changes: object) -> None:
-        new = replace(self.state, **changes)  # type: ignore[arg-type]
-        if new != self.state:
-            self.state = new
-            self.update(self.render_state())
-
-    def render_state(self) -> Text:
-        s = self.state
+    def render(self) -> Text:
+        s = self
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f" {s.model} ", style="bold")
         text.append("│ ", style="dim")

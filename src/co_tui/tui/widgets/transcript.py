@@ -1,279 +1,34 @@
-"""The transcript: user turns, streamed answers, inline tool calls, notes.
+"""The transcript: the main session's conversation, driven by its events.
 
-Streaming cost stays flat: an answer's finished blocks become `Static(rich Markdown)` and
-only the unfinished tail lives in a Textual `Markdown` widget fed by `append`. Deltas are
-buffered and applied at most every FLUSH_INTERVAL by one pump task per message. Old items
-are pruned from the DOM (kept as cheap factories) and come back when scrolled to.
-Tool arguments and results show their hidden characters (tui/visible_text.py).
+It handles `ShowEvent`s (tui/messages.py) for the main session only: a user turn, streamed
+answers, inline tool calls, decisions, notes. Sub-agents never reach it. Old items are pruned
+from the DOM (kept as cheap factories) and come back when scrolled to; a restored session
+(`TranscriptRestored`, the orchestrator's replay events) builds only its visible tail.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import partial
 
-from rich.console import Group, RenderableType
-from rich.panel import Panel
-from rich.text import Text
-from textual.containers import Vertical, VerticalScroll
+from textual import on
+from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
-from co_tui.tui.streaming import COMMIT_CHARS, split_finished
-from co_tui.tui.tool_status import glyph, style
-from co_tui.tui.visible_text import one_line, visible_text
-from co_tui.tui.widgets.lines import RenderedLines
+from co_tui.orchestrator import events as ev
+from co_tui.tui.messages import Settle, ShowEvent, TranscriptRestored
+from co_tui.tui.widgets.assistant_message import AssistantMessage
+from co_tui.tui.widgets.decision import approval_line
+from co_tui.tui.widgets.items import Note, RenderedItem, TranscriptItem, UserMessage, markdown
+from co_tui.tui.widgets.tool_call import ToolCallBlock
 
-FLUSH_INTERVAL = 1 / 10  # at most 10 document updates a second, however many deltas
 MAX_ITEMS = 120  # transcript items kept mounted; older ones are archived
 PRUNE_BATCH = 40
-RESULT_COLLAPSE_LINES = 12
 
 WidgetFactory = Callable[[], Widget]
-
-
-def markdown(text: str) -> RenderableType:
-    from co_tui.tui.markdown import TranscriptMarkdown  # lazy: not needed for the first frame
-
-    return TranscriptMarkdown(text)
-
-
-class TranscriptItem:
-    """Mixin: an item that can rebuild itself as a cheap widget after being pruned."""
-
-    def frozen(self) -> Widget:
-        raise NotImplementedError
-
-    @property
-    def is_settled(self) -> bool:
-        return True
-
-
-class UserMessage(Static, TranscriptItem):
-    def __init__(self, text: str) -> None:
-        super().__init__(markdown(text), classes="user-message")
-        self.text = text
-
-    def frozen(self) -> Widget:
-        return UserMessage(self.text)
-
-
-class RenderedItem(Static, TranscriptItem):
-    """Any finished renderable: a committed answer, a command's output, a note."""
-
-    def __init__(self, renderable: RenderableType, classes: str = "") -> None:
-        super().__init__(renderable, classes=classes)
-        self._source = renderable
-        self._item_classes = classes
-
-    def frozen(self) -> Widget:
-        return RenderedItem(self._source, self._item_classes)
-
-
-class Note(RenderedItem):
-    """A status or error line: retries, aborts, interruptions, hints, approval decisions.
-    A Text message is shown as it is (it brings its own glyph and styles)."""
-
-    def __init__(self, message: str | Text, level: str = "info") -> None:
-        if isinstance(message, str):
-            glyph = {"info": "·", "warning": "!", "error": "✗"}.get(level, "·")
-            message = Text(f"{glyph} ").append_text(visible_text(message, keep="\n\t"))
-        super().__init__(message, classes=f"note note-{level}")
-
-
-class AssistantMessage(Vertical, TranscriptItem):
-    """One streamed answer. `feed` is cheap; a pump applies buffered text to the document."""
-
-    def __init__(self) -> None:
-        super().__init__(classes="assistant-message")
-        self._pending: list[str] = []
-        self._parts: list[str] = []  # the whole answer, for copy and for freezing
-        self._live_text = ""
-        self._live: Static | None = None
-        self._committed = RenderedLines(classes="md-blocks")
-        self._wakeup = asyncio.Event()
-        self._finished = asyncio.Event()
-        self._finishing = False
-        self._settled = False
-        self.interrupted = False
-        self.committed_blocks = 0
-        self._done = asyncio.Event()
-
-    @property
-    def text(self) -> str:
-        return "".join(self._parts)
-
-    @property
-    def is_settled(self) -> bool:
-        return self._settled
-
-    def compose(self):  # type: ignore[no-untyped-def]
-        self._live = Static("", classes="live-tail")
-        yield self._committed
-        yield self._live
-
-    def on_mount(self) -> None:
-        self.run_worker(self._pump(), group="pump", exit_on_error=False)
-
-    def feed(self, delta: str) -> None:
-        if self._finishing:
-            return
-        self._pending.append(delta)
-        self._parts.append(delta)
-        self._wakeup.set()
-
-    def finish(self, interrupted: bool = False) -> None:
-        self.interrupted = self.interrupted or interrupted
-        self._finishing = True
-        self._finished.set()
-        self._wakeup.set()
-
-    def mark_interrupted(self) -> None:
-        if self.interrupted:
-            return
-        self.interrupted = True
-        if self._settled:
-            self.mount(Note("interrupted", "warning"))
-
-    async def wait_settled(self) -> None:
-        await self._done.wait()
-
-    async def _pump(self) -> None:
-        try:
-            while True:
-                await self._wakeup.wait()
-                self._wakeup.clear()
-                closing = self._finishing
-                if self._pending:
-                    chunk = "".join(self._pending)
-                    self._pending.clear()
-                    await self._apply(chunk, final=closing)
-                if closing:
-                    break
-                # Sleep out the interval, unless the answer finishes meanwhile.
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._finished.wait(), FLUSH_INTERVAL)
-            await self._settle()
-        finally:
-            self._settled = True
-            self._done.set()
-
-    async def _apply(self, chunk: str, final: bool) -> None:
-        assert self._live is not None
-        text = self._live_text + chunk
-        finished, reopen, rest = split_finished(text)
-        if finished and (len(finished) >= COMMIT_CHARS or reopen):
-            self._commit(finished)
-            self._live_text = reopen + rest
-        else:
-            self._live_text = text
-        if not final:
-            self._live.update(markdown(self._live_text))
-
-    async def _settle(self) -> None:
-        """The answer is over: the live tail becomes a cheap renderable too."""
-        assert self._live is not None
-        tail = self._live_text
-        if tail.strip():
-            self._commit(tail)
-        if self.interrupted:
-            await self.mount(Note("interrupted", "warning"), before=self._live)
-        await self._live.remove()
-        self._live_text = ""
-        if not self.text.strip() and not self.interrupted:
-            self.display = False
-
-    def _commit(self, text: str) -> None:
-        block = markdown(text)
-        # Separately rendered chunks need the blank line Markdown puts between blocks.
-        self._committed.add(Group(Text(""), block) if self.committed_blocks else block)
-        self.committed_blocks += 1
-
-    def frozen(self) -> Widget:
-        renderable = markdown(self.text)
-        item = RenderedItem(renderable, "assistant-message frozen")
-        return item
-
-
-class ToolCallBlock(Vertical, TranscriptItem):
-    """One tool call: a dim line (name + key argument) and, later, its result."""
-
-    def __init__(
-        self,
-        tool_call_id: str,
-        name: str,
-        key_arg: str,
-        *,
-        status: str = "running",
-        duration_s: float | None = None,
-        result: tuple[str, str | None] | None = None,
-    ) -> None:
-        super().__init__(classes="tool-call")
-        self.tool_call_id = tool_call_id
-        self.tool_name = name
-        self.key_arg = key_arg
-        self.status = status
-        self.duration_s = duration_s
-        self._line = Static(self._line_text(), classes="tool-line", markup=False)
-        self._result = result
-        self._composed = False
-
-    def _line_text(self) -> Text:
-        text = Text()
-        text.append(f"{glyph(self.status)} ", style=style(self.status))
-        text.append_text(visible_text(self.tool_name, keep="", style="bold"))
-        if self.key_arg:
-            text.append("  ")
-            text.append_text(one_line(self.key_arg, 200))
-        if self.status not in ("running", "ok"):
-            text.append(f"  {self.status}", style=style(self.status))
-        if self.duration_s is not None and self.status != "denied":
-            text.append(f"  {self.duration_s:.1f}s")
-        return text
-
-    def compose(self):  # type: ignore[no-untyped-def]
-        self._composed = True
-        yield self._line
-        if self._result is not None:
-            yield result_widget(*self._result)
-
-    def set_result(
-        self, status: str, content: str, display: str | None, duration_s: float | None
-    ) -> None:
-        self.status = status
-        self.duration_s = duration_s
-        self._line.update(self._line_text())
-        self.set_class(status != "ok", f"-{status}")
-        if status == "denied":
-            return
-        self._result = (content, display)
-        if self._composed:  # else compose() shows it
-            self.mount(result_widget(content, display))
-
-    def frozen(self) -> Widget:
-        return ToolCallBlock(
-            self.tool_call_id, self.tool_name, self.key_arg,
-            status=self.status, duration_s=self.duration_s, result=self._result,
-        )  # fmt: skip
-
-
-def result_widget(content: str, display: str | None) -> Widget:
-    """A `display` field verbatim; any other text in a panel; long ones collapsed."""
-    body = display if display is not None else content
-    lines = body.count("\n") + 1
-    renderable: RenderableType
-    if display is not None:
-        renderable = visible_text(display, keep="\n\t")
-    else:
-        shown = visible_text(content, keep="\n\t")
-        renderable = Panel(shown, border_style="bright_black", expand=True)
-    view = Static(renderable, classes="tool-result", markup=False)
-    if lines > RESULT_COLLAPSE_LINES:
-        return Collapsible(
-            view, title=f"output ({lines} lines)", collapsed=True, classes="tool-result-fold"
-        )
-    return view
 
 
 class Transcript(VerticalScroll):
@@ -285,6 +40,10 @@ class Transcript(VerticalScroll):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._archived: list[WidgetFactory] = []
         self._marker = Static("", classes="archived-marker")
+        # The running turn: its answers, the one streaming now, its tool calls.
+        self._answers: list[AssistantMessage] = []
+        self._current: AssistantMessage | None = None
+        self._tools: dict[str, ToolCallBlock] = {}
 
     def on_mount(self) -> None:
         self.mount(self._marker)
@@ -307,7 +66,87 @@ class Transcript(VerticalScroll):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(done, 0.5)
 
+    # -- the main session's events --
+    @on(ShowEvent)
+    def _show(self, message: ShowEvent) -> None:
+        if not self.is_attached:  # the app is closing: a cancelled turn's last events
+            return
+        match message.event:
+            case ev.TurnStart(prompt=prompt, replayed=replayed):
+                self._answers, self._current, self._tools = [], None, {}
+                if replayed:
+                    self.add(UserMessage(prompt))
+            case ev.TextStart():
+                self._end_answer()
+                self._current = AssistantMessage()
+                self._answers.append(self._current)
+                self.add(self._current)
+            case ev.TextDelta(content=delta) if self._current is not None:
+                self._current.feed(delta)
+            case ev.TextEnd():
+                self._end_answer()
+            case ev.ToolCall() as call:
+                block = ToolCallBlock(call.tool_call_id, call.tool_name, call.key_arg)
+                self._tools[call.tool_call_id] = block
+                self.add(block)
+            case ev.ToolResult() as result:
+                self._tool_result(result)
+            case ev.ApprovalRecord() as record:
+                self.add(Note(approval_line(record), "decision"))
+            case ev.Status(message=text, level=level):
+                self.add(Note(text, level))
+            case ev.Error(message=text):
+                self.add(Note(text, "error"))
+            case ev.TurnEnd(interrupted=interrupted):
+                self._end_turn(interrupted)
+            case _:
+                pass
+
+    def _end_answer(self, interrupted: bool = False) -> None:
+        if self._current is not None:
+            self._current.finish(interrupted)
+            self._current = None
+
+    def _tool_result(self, result: ev.ToolResult) -> None:
+        block = self._tools.get(result.tool_call_id)
+        if block is None:  # a result without its call (a resumed approval): show both
+            block = ToolCallBlock(result.tool_call_id, result.tool_name, "")
+            self._tools[result.tool_call_id] = block
+            self.add(block)
+        block.set_result(result.status, result.content, result.display, result.duration_s)
+
+    def _end_turn(self, interrupted: bool) -> None:
+        if self._current is not None:
+            self._end_answer(interrupted)
+        elif interrupted:
+            items = self.items
+            last = items[-1] if items else None
+            if isinstance(last, AssistantMessage) and last in self._answers:
+                last.mark_interrupted()
+            else:
+                self.add(Note("interrupted", "warning"))
+        for block in self._tools.values():
+            if block.status == "running":
+                block.set_result("interrupted" if interrupted else "failed", "", None, None)
+
+    @on(Settle)
+    async def _settle(self, message: Settle) -> None:
+        try:
+            if message.laid_out:
+                for answer in self._answers:
+                    await answer.wait_settled()
+                await self.layout_settled()
+        finally:
+            if not message.done.done():
+                message.done.set_result(None)
+
+    @on(TranscriptRestored)
+    def _restored(self, message: TranscriptRestored) -> None:
+        self.clear_all()
+        self.load_items(restored_items(message.events), message.visible)
+
     def clear_all(self) -> None:
+        self._answers, self._current, self._tools = [], None, {}
         self._archived.clear()
         for child in self.items:
             child.remove()
@@ -358,3 +197,48 @@ class Transcript(VerticalScroll):
         widgets = [factory() for factory in batch]
         self.mount(*widgets, after=self._marker)
         self._update_marker()
+
+
+# -- a restored conversation ------------------------------------------------------------
+
+
+def _answer(text: str) -> Widget:
+    return RenderedItem(markdown(text), "assistant-message frozen")
+
+
+def restored_items(events: Iterable[ev.TurnEvent]) -> list[WidgetFactory]:
+    """One cheap factory per item of a replayed conversation, none of them built yet: what
+    a live turn shows for the same events, with answers already finished."""
+    items: list[WidgetFactory] = []
+    calls: dict[str, ev.ToolCall] = {}
+    for event in events:
+        match event:
+            case ev.TurnStart(prompt=prompt):
+                items.append(partial(UserMessage, prompt))
+            case ev.TextEnd(content=text) if text.strip():
+                items.append(partial(_answer, text))
+            case ev.ToolCall() as call:
+                calls[call.tool_call_id] = call
+            case ev.ToolResult() as result:
+                items.append(partial(_restored_tool, calls.get(result.tool_call_id), result))
+            case ev.Status(message=text, level=level):
+                items.append(partial(Note, text, level))
+            case ev.Error(message=text):
+                items.append(partial(Note, text, "error"))
+            case ev.TurnEnd(interrupted=True):
+                items.append(partial(Note, "interrupted", "warning"))
+            case _:
+                pass
+    return items
+
+
+def _restored_tool(call: ev.ToolCall | None, result: ev.ToolResult) -> Widget:
+    denied = result.status == "denied"
+    return ToolCallBlock(
+        result.tool_call_id,
+        result.tool_name,
+        call.key_arg if call is not None else "",
+        status=result.status,
+        duration_s=result.duration_s,
+        result=None if denied else (result.content, result.display),
+    )

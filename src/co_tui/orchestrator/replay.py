@@ -1,0 +1,112 @@
+"""replay(messages): a stored conversation as the events a live turn would have emitted, so
+a frontend draws a restored transcript through the same path as a live one.
+
+Each user prompt opens a turn (`TurnStart(replayed=True)`: its prompt has not been shown
+yet); answers come as text start/delta/end, tool calls with their results. Thinking stays
+out (it was shown live only); calls still waiting for approval are left to the resumed run,
+which shows them again. A summarised stretch is one status line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from co_tui.history import content_text, is_summary
+from co_tui.orchestrator import events as ev
+from co_tui.orchestrator.approvals import key_argument, tool_args
+from co_tui.orchestrator.stream import OUTCOME_STATUS, result_text
+
+SUMMARY_NOTE = "earlier conversation summarised"
+
+
+def _prompt_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return " ".join(c if isinstance(c, str) else f"[{type(c).__name__}]" for c in content)
+
+
+def _returns(messages: Sequence[ModelMessage]) -> dict[str, ToolReturnPart]:
+    return {
+        part.tool_call_id: part
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart)
+    }
+
+
+def _text(sid: str, text: str) -> Iterator[ev.TurnEvent]:
+    yield ev.TextStart(session_id=sid)
+    yield ev.TextDelta(session_id=sid, content=text)
+    yield ev.TextEnd(session_id=sid, content=text)
+
+
+def _tool(sid: str, call: ToolCallPart, ret: ToolReturnPart) -> Iterator[ev.TurnEvent]:
+    args = tool_args(call)
+    yield ev.ToolCall(
+        session_id=sid,
+        tool_call_id=call.tool_call_id,
+        tool_name=call.tool_name,
+        args=args,
+        key_arg=key_argument(call.tool_name, args),
+    )
+    status = OUTCOME_STATUS.get(getattr(ret, "outcome", "success"), "ok")
+    text, display = result_text(ret.content)
+    yield ev.ToolResult(
+        session_id=sid,
+        tool_call_id=call.tool_call_id,
+        tool_name=call.tool_name,
+        status=status,
+        content=text or content_text(ret.content),
+        display=display,
+    )
+
+
+def replay(messages: Sequence[ModelMessage], session_id: str) -> Iterator[ev.TurnEvent]:
+    returns = _returns(messages)
+    in_turn = False
+    interrupted = False
+
+    def end_turn() -> Iterator[ev.TurnEvent]:
+        if in_turn:
+            if interrupted:
+                yield ev.Interrupted(session_id=session_id)
+            yield ev.TurnEnd(session_id=session_id, interrupted=interrupted)
+
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            if is_summary(message):
+                yield ev.Status(session_id=session_id, message=SUMMARY_NOTE)
+                continue
+            for part in message.parts:
+                if isinstance(part, UserPromptPart):
+                    yield from end_turn()
+                    in_turn, interrupted = True, False
+                    prompt = _prompt_text(part.content)
+                    yield ev.TurnStart(session_id=session_id, prompt=prompt, replayed=True)
+            continue
+        assert isinstance(message, ModelResponse)
+        text: list[str] = []
+        for part in message.parts:
+            if isinstance(part, TextPart) and part.content.strip():
+                text.append(part.content)
+            elif isinstance(part, ToolCallPart) and part.tool_call_id in returns:
+                if text:
+                    yield from _text(session_id, "".join(text))
+                    text = []
+                yield from _tool(session_id, part, returns[part.tool_call_id])
+        if text:
+            yield from _text(session_id, "".join(text))
+        interrupted = interrupted or message.state == "interrupted"
+    yield from end_turn()

@@ -1,0 +1,125 @@
+"""Which widget shows which event: one display state per session, keyed by `session_id`.
+
+The main session is the one whose `TurnStart` has no parent; a session started by another
+(`TurnStart.parent_session_id`) is a sub-agent. The main session owns the transcript (its
+answers stream there); a sub-agent only ever shows in the sidebar, however its events
+interleave with the main one's. Each session's state follows the streaming boundaries the
+orchestrator emits, so nothing here guesses where a part starts or ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from co_tui.orchestrator import events as ev
+
+
+class DisplayState(StrEnum):
+    IDLE = "idle"
+    THINKING = "thinking"
+    STREAMING_TEXT = "streaming text"
+    TOOL_EXECUTING = "running a tool"
+    ERROR = "error"
+
+
+class Target(StrEnum):
+    """The widgets an event can go to."""
+
+    TRANSCRIPT = "transcript"
+    SIDEBAR = "sidebar"
+
+
+@dataclass
+class SessionDisplay:
+    session_id: str
+    parent_session_id: str | None = None
+    state: DisplayState = DisplayState.IDLE
+    running_tools: int = 0
+
+    @property
+    def is_subagent(self) -> bool:
+        return self.parent_session_id is not None
+
+    def advance(self, event: ev.TurnEvent) -> None:
+        match event:
+            case ev.TurnStart():
+                self.state, self.running_tools = DisplayState.IDLE, 0
+            case ev.ThinkingStart():
+                self.state = DisplayState.THINKING
+            case ev.TextStart():
+                self.state = DisplayState.STREAMING_TEXT
+            case ev.ThinkingEnd() | ev.TextEnd():
+                self.state = self._between_parts()
+            case ev.ToolCall():
+                self.running_tools += 1
+                self.state = DisplayState.TOOL_EXECUTING
+            case ev.ToolResult():
+                self.running_tools = max(0, self.running_tools - 1)
+                self.state = self._between_parts()
+            case ev.Error():
+                self.state = DisplayState.ERROR
+            case ev.TurnEnd():
+                self.state, self.running_tools = DisplayState.IDLE, 0
+            case _:
+                pass
+
+    def _between_parts(self) -> DisplayState:
+        return DisplayState.TOOL_EXECUTING if self.running_tools else DisplayState.IDLE
+
+
+# Where the main session's events go. A sub-agent's go to the sidebar only.
+_MAIN_TARGETS: dict[type, tuple[Target, ...]] = {
+    ev.TurnStart: (Target.TRANSCRIPT, Target.SIDEBAR),
+    ev.ThinkingStart: (Target.SIDEBAR,),
+    ev.ThinkingDelta: (Target.SIDEBAR,),
+    ev.ThinkingEnd: (),
+    ev.TextStart: (Target.TRANSCRIPT,),
+    ev.TextDelta: (Target.TRANSCRIPT,),
+    ev.TextEnd: (Target.TRANSCRIPT,),
+    ev.ToolCall: (Target.TRANSCRIPT, Target.SIDEBAR),
+    ev.ToolResult: (Target.TRANSCRIPT, Target.SIDEBAR),
+    ev.ApprovalRecord: (Target.TRANSCRIPT,),
+    ev.Usage: (Target.SIDEBAR,),
+    ev.Status: (Target.TRANSCRIPT,),
+    ev.Error: (Target.TRANSCRIPT,),
+    ev.Interrupted: (),  # TurnEnd(interrupted=True) follows and says it
+    ev.ResponseComplete: (),
+    ev.TurnEnd: (Target.TRANSCRIPT, Target.SIDEBAR),
+}
+
+
+class DisplayRouter:
+    def __init__(self) -> None:
+        self.sessions: dict[str, SessionDisplay] = {}
+        self.main_id = ""
+
+    def session(self, event: ev.TurnEvent) -> SessionDisplay:
+        """The event's session's display state, after the event."""
+        display = self.sessions.get(event.session_id)
+        if isinstance(event, ev.TurnStart):
+            if display is None:
+                display = SessionDisplay(event.session_id, event.parent_session_id)
+                self.sessions[event.session_id] = display
+            if event.parent_session_id is None and event.session_id != self.main_id:
+                self._new_main(event.session_id)
+        elif display is None:
+            # Events of a session never started here: the main one if none is known yet.
+            if not self.main_id:
+                self.main_id = event.session_id
+            parent = None if event.session_id == self.main_id else self.main_id
+            display = SessionDisplay(event.session_id, parent)
+            self.sessions[event.session_id] = display
+        display.advance(event)
+        return display
+
+    def _new_main(self, session_id: str) -> None:
+        """A new main session (/clear, /resume): the old one's sub-agents are forgotten."""
+        self.main_id = session_id
+        self.sessions = {session_id: self.sessions[session_id]}
+
+    def targets(self, event: ev.TurnEvent) -> tuple[SessionDisplay, tuple[Target, ...]]:
+        display = self.session(event)
+        if display.is_subagent:
+            return display, (Target.SIDEBAR,)
+        return display, _MAIN_TARGETS[type(event)]

@@ -1,0 +1,137 @@
+"""One streamed answer in the transcript.
+
+Streaming cost stays flat: finished blocks become `Static(rich Markdown)` and only the
+unfinished tail is rendered again. Deltas are buffered and applied at most every
+FLUSH_INTERVAL by one pump task per message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from rich.console import Group
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Static
+
+from co_tui.tui.streaming import COMMIT_CHARS, split_finished
+from co_tui.tui.widgets.items import Note, RenderedItem, TranscriptItem, markdown
+from co_tui.tui.widgets.lines import RenderedLines
+
+FLUSH_INTERVAL = 1 / 10  # at most 10 document updates a second, however many deltas
+
+
+class AssistantMessage(Vertical, TranscriptItem):
+    """One streamed answer. `feed` is cheap; a pump applies buffered text to the document."""
+
+    def __init__(self) -> None:
+        super().__init__(classes="assistant-message")
+        self._pending: list[str] = []
+        self._parts: list[str] = []  # the whole answer, for copy and for freezing
+        self._live_text = ""
+        self._live: Static | None = None
+        self._committed = RenderedLines(classes="md-blocks")
+        self._wakeup = asyncio.Event()
+        self._finished = asyncio.Event()
+        self._finishing = False
+        self._settled = False
+        self.interrupted = False
+        self.committed_blocks = 0
+        self._done = asyncio.Event()
+
+    @property
+    def text(self) -> str:
+        return "".join(self._parts)
+
+    @property
+    def is_settled(self) -> bool:
+        return self._settled
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        self._live = Static("", classes="live-tail")
+        yield self._committed
+        yield self._live
+
+    def on_mount(self) -> None:
+        self.run_worker(self._pump(), group="pump", exit_on_error=False)
+
+    def feed(self, delta: str) -> None:
+        if self._finishing:
+            return
+        self._pending.append(delta)
+        self._parts.append(delta)
+        self._wakeup.set()
+
+    def finish(self, interrupted: bool = False) -> None:
+        self.interrupted = self.interrupted or interrupted
+        self._finishing = True
+        self._finished.set()
+        self._wakeup.set()
+
+    def mark_interrupted(self) -> None:
+        if self.interrupted:
+            return
+        self.interrupted = True
+        if self._settled:
+            self.mount(Note("interrupted", "warning"))
+
+    async def wait_settled(self) -> None:
+        await self._done.wait()
+
+    async def _pump(self) -> None:
+        try:
+            while True:
+                await self._wakeup.wait()
+                self._wakeup.clear()
+                closing = self._finishing
+                if self._pending:
+                    chunk = "".join(self._pending)
+                    self._pending.clear()
+                    await self._apply(chunk, final=closing)
+                if closing:
+                    break
+                # Sleep out the interval, unless the answer finishes meanwhile.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._finished.wait(), FLUSH_INTERVAL)
+            await self._settle()
+        finally:
+            self._settled = True
+            self._done.set()
+
+    async def _apply(self, chunk: str, final: bool) -> None:
+        assert self._live is not None
+        text = self._live_text + chunk
+        finished, reopen, rest = split_finished(text)
+        if finished and (len(finished) >= COMMIT_CHARS or reopen):
+            self._commit(finished)
+            self._live_text = reopen + rest
+        else:
+            self._live_text = text
+        if not final:
+            self._live.update(markdown(self._live_text))
+
+    async def _settle(self) -> None:
+        """The answer is over: the live tail becomes a cheap renderable too."""
+        assert self._live is not None
+        tail = self._live_text
+        if tail.strip():
+            self._commit(tail)
+        if self.interrupted:
+            await self.mount(Note("interrupted", "warning"), before=self._live)
+        await self._live.remove()
+        self._live_text = ""
+        if not self.text.strip() and not self.interrupted:
+            self.display = False
+
+    def _commit(self, text: str) -> None:
+        block = markdown(text)
+        # Separately rendered chunks need the blank line Markdown puts between blocks.
+        self._committed.add(Group(Text(""), block) if self.committed_blocks else block)
+        self.committed_blocks += 1
+
+    def frozen(self) -> Widget:
+        renderable = markdown(self.text)
+        item = RenderedItem(renderable, "assistant-message frozen")
+        return item

@@ -1,0 +1,105 @@
+"""One tool call in the transcript: a line (status, name, key argument) and its result.
+
+Arguments and results show their hidden characters (tui/visible_text.py); a long result is
+folded.
+"""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.panel import Panel
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Collapsible, Static
+
+from co_tui.tui.tool_status import glyph, style
+from co_tui.tui.visible_text import one_line, visible_text
+from co_tui.tui.widgets.items import TranscriptItem
+
+RESULT_COLLAPSE_LINES = 12
+
+
+class ToolCallBlock(Vertical, TranscriptItem):
+    """One tool call: a dim line (name + key argument) and, later, its result."""
+
+    def __init__(
+        self,
+        tool_call_id: str,
+        name: str,
+        key_arg: str,
+        *,
+        status: str = "running",
+        duration_s: float | None = None,
+        result: tuple[str, str | None] | None = None,
+    ) -> None:
+        finished = status not in ("running", "ok")
+        super().__init__(classes="tool-call" + (f" -{status}" if finished else ""))
+        self.tool_call_id = tool_call_id
+        self.tool_name = name
+        self.key_arg = key_arg
+        self.status = status
+        self.duration_s = duration_s
+        self._line = Static(self._line_text(), classes="tool-line", markup=False)
+        self._result = result
+        self._composed = False
+
+    def _line_text(self) -> Text:
+        text = Text()
+        text.append(f"{glyph(self.status)} ", style=style(self.status))
+        text.append_text(visible_text(self.tool_name, keep="", style="bold"))
+        if self.key_arg:
+            text.append("  ")
+            text.append_text(one_line(self.key_arg, 200))
+        if self.status not in ("running", "ok"):
+            text.append(f"  {self.status}", style=style(self.status))
+        if self.duration_s is not None and self.status != "denied":
+            text.append(f"  {self.duration_s:.1f}s")
+        return text
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        self._composed = True
+        yield self._line
+        if self._result is not None:
+            yield result_widget(*self._result)
+
+    def set_result(
+        self, status: str, content: str, display: str | None, duration_s: float | None
+    ) -> None:
+        self.status = status
+        self.duration_s = duration_s
+        self._line.update(self._line_text())
+        self.set_class(status != "ok", f"-{status}")
+        if status == "denied":
+            return
+        self._result = (content, display)
+        if self._composed:  # else compose() shows it
+            self.mount(result_widget(content, display))
+
+    def frozen(self) -> Widget:
+        return ToolCallBlock(
+            self.tool_call_id,
+            self.tool_name,
+            self.key_arg,
+            status=self.status,
+            duration_s=self.duration_s,
+            result=self._result,
+        )
+
+
+def result_widget(content: str, display: str | None) -> Widget:
+    """A `display` field verbatim; any other text in a panel; long ones collapsed."""
+    body = display if display is not None else content
+    lines = body.count("\n") + 1
+    renderable: RenderableType
+    if display is not None:
+        renderable = visible_text(display, keep="\n\t")
+    else:
+        shown = visible_text(content, keep="\n\t")
+        renderable = Panel(shown, border_style="bright_black", expand=True)
+    view = Static(renderable, classes="tool-result", markup=False)
+    if lines > RESULT_COLLAPSE_LINES:
+        return Collapsible(
+            view, title=f"output ({lines} lines)", collapsed=True, classes="tool-result-fold"
+        )
+    return view

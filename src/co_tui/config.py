@@ -177,6 +177,10 @@ class Settings(BaseSettings):
     tool_retries: int = Field(default=3, ge=0)
     max_request_limit: int = Field(default=25, ge=1)
     model_http_retries: int = Field(default=2, ge=0)
+    # Seconds to connect to a remote provider, and that it may stay silent while it owes an
+    # answer (between stream events); either counts as a network error (retried).
+    provider_connect_timeout: float = Field(default=10, gt=0)
+    provider_idle_timeout: float = Field(default=60, gt=0)
     auto_confirm: bool = False
     verbose: bool = False
 

@@ -18,6 +18,8 @@ from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalReply, ApprovalRequest
 from co_tui.visible import visible
 
+WAITING_EVERY_S = 10
+
 OutputFormat = Literal["text", "json", "stream-json"]
 
 
@@ -41,6 +43,7 @@ class HeadlessFrontend:
         self.errors: list[str] = []
         self.usage: ev.Usage | None = None
         self._ended_with_newline = True
+        self._waiting_said = 0  # seconds of provider silence last reported on stderr
         self._subagents: set[str] = set()  # sessions whose TurnStart named a parent
 
     # -- output helpers --
@@ -93,11 +96,21 @@ class HeadlessFrontend:
                 self.usage = event
             case ev.Status():
                 self._note(f"… {event.message}")
+            case ev.ProviderWaiting(seconds=seconds):
+                self._waiting(seconds)
             case ev.Error():
                 self.errors.append(event.message)
                 self._note(f"error: {event.message}")
             case ev.ApprovalRecord():
                 self._approval(event)
+
+    def _waiting(self, seconds: int) -> None:
+        """A line when the provider falls silent, then one every WAITING_EVERY_S."""
+        if seconds == 0:
+            self._waiting_said = 0
+        elif not self._waiting_said or seconds - self._waiting_said >= WAITING_EVERY_S:
+            self._waiting_said = seconds
+            self._note(f"… waiting for the provider ({seconds} s)")
 
     def _tool_result(self, result: ev.ToolResult) -> None:
         entry = self.tool_calls.setdefault(

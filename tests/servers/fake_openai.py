@@ -32,10 +32,22 @@ class Reply:
     error_body: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0  # pause between stream chunks
+    stall_before_s: float = 0.0  # silence after the request, before any header
+    stall_after_first_s: float = 0.0  # silence after the first streamed chunk
 
 
 def text(answer: str, chunks: int = 3, delay_s: float = 0.0) -> Reply:
     return Reply("text", text=answer, chunks=chunks, delay_s=delay_s)
+
+
+def stall_before_headers(seconds: float, answer: str = "Too late.") -> Reply:
+    """Accepts the request, then says nothing for `seconds` (then answers)."""
+    return Reply("text", text=answer, stall_before_s=seconds)
+
+
+def stall_mid_stream(seconds: float, answer: str = "Half an answer, then nothing") -> Reply:
+    """Sends the headers and the first chunk, then nothing for `seconds` (then the rest)."""
+    return Reply("text", text=answer, chunks=4, stall_after_first_s=seconds)
 
 
 def tool_call(name: str, **args: Any) -> Reply:
@@ -98,6 +110,7 @@ class FakeOpenAIServer(LoopbackServer):
                 with server._lock:
                     server.requests.append(Received(time.monotonic(), body))
                 reply = server._next()
+                time.sleep(reply.stall_before_s)
                 if reply.kind == "error":
                     self._json(reply.status, reply.error_body, reply.headers)
                     return
@@ -113,14 +126,19 @@ class FakeOpenAIServer(LoopbackServer):
                 self.send_header("Cache-Control", "no-cache")
                 self.send_header("Connection", "close")
                 self.end_headers()
-                for chunk in _chunks(reply, model):
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.flush()
-                    if reply.delay_s:
-                        time.sleep(reply.delay_s)
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
                 self.close_connection = True
+                try:
+                    for n, chunk in enumerate(_chunks(reply, model)):
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                        self.wfile.flush()
+                        if reply.delay_s:
+                            time.sleep(reply.delay_s)
+                        if n == 1:  # the role chunk, then the first words: then silence
+                            time.sleep(reply.stall_after_first_s)
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting: what a stalled provider is for
 
         return Handler
 

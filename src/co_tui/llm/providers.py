@@ -35,11 +35,23 @@ def configured_provider(settings: Settings) -> str:
     return "gemini" if settings.gemini_api_key else "local"
 
 
-def _model_settings(settings: Settings) -> ModelSettings:
+def _model_settings(settings: Settings, timeout: Any = None) -> ModelSettings:
     ms: ModelSettings = dict(NO_SDK_RETRIES)  # type: ignore[assignment]
     if settings.temperature is not None:
         ms["temperature"] = settings.temperature
+    if timeout is not None:
+        ms["timeout"] = timeout
     return ms
+
+
+def provider_timeout(settings: Settings) -> Any:
+    """An httpx.Timeout: connect within provider_connect_timeout; each read (the wait for the
+    next bytes of a streamed answer) within provider_idle_timeout. pydantic-ai's default
+    waits 600 s per attempt with nothing on screen."""
+    import httpx
+
+    connect, idle = settings.provider_connect_timeout, settings.provider_idle_timeout
+    return httpx.Timeout(connect=connect, read=idle, write=idle, pool=connect)
 
 
 def _openai_compatible(name: str, base_url: str, api_key: str, settings: Settings) -> Model:
@@ -47,7 +59,8 @@ def _openai_compatible(name: str, base_url: str, api_key: str, settings: Setting
     from pydantic_ai.providers.openai import OpenAIProvider
 
     provider = OpenAIProvider(base_url=base_url, api_key=api_key)
-    return OpenAIChatModel(name, provider=provider, settings=_model_settings(settings))
+    model_settings = _model_settings(settings, provider_timeout(settings))
+    return OpenAIChatModel(name, provider=provider, settings=model_settings)
 
 
 def _resolve_one(provider: str, settings: Settings) -> ResolvedModel:
@@ -63,7 +76,8 @@ def _resolve_one(provider: str, settings: Settings) -> ResolvedModel:
         model = GoogleModel(
             settings.gemini_model,
             provider=GoogleProvider(api_key=settings.gemini_api_key.get_secret_value()),
-            settings=_model_settings(settings),
+            # Google takes seconds only: the idle timeout (its client connects within 5 s).
+            settings=_model_settings(settings, settings.provider_idle_timeout),
         )
         return ResolvedModel(model, "gemini", settings.gemini_model, key_present=True)
     if provider == "ollama":
@@ -111,7 +125,9 @@ def _from_model_string(name: str, settings: Settings) -> ResolvedModel:
         model = infer_model(name)
     except Exception as exc:  # pydantic-ai raises UserError or ImportError for bad names
         raise ProviderError(f"model {name!r} cannot be used: {exc}") from None
-    return ResolvedModel(model, "model", name, model_settings=_model_settings(settings))
+    # A model string can name any SDK: seconds are the timeout they all take.
+    model_settings = _model_settings(settings, settings.provider_idle_timeout)
+    return ResolvedModel(model, "model", name, model_settings=model_settings)
 
 
 def resolve_model(settings: Settings) -> ResolvedModel:

@@ -130,6 +130,15 @@ class Status:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ProviderWaiting:
+    """The model has sent nothing for `seconds` while owed an answer; 0: it answered."""
+
+    type: ClassVar[str] = "provider_waiting"
+    session_id: str
+    seconds: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class Error:
     type: ClassVar[str] = "error"
     session_id: str
@@ -172,6 +181,7 @@ TurnEvent = (
     | ApprovalRecord
     | Usage
     | Status
+    | ProviderWaiting
     | Error
     | Interrupted
     | ResponseComplete

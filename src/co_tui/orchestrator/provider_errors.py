@@ -12,6 +12,7 @@ from pydantic_ai.exceptions import (
     ModelNotFoundError,
     ModelRateLimitError,
     ModelRequestRejectedError,
+    ModelTimeoutError,
 )
 
 DEFAULT_RETRY_AFTER_S = 3.0
@@ -95,6 +96,8 @@ def classify_provider_error(exc: BaseException, attempt: int = 0) -> ProviderErr
     if isinstance(exc, ModelAPIError):
         # 5xx, overload, connection refused, timeouts.
         what = f"HTTP {status}" if status else "cannot reach the provider"
+        if isinstance(exc, ModelTimeoutError):
+            what = "no answer in time: see provider_idle_timeout and provider_connect_timeout"
         return ProviderErrorVerdict(
             ProviderErrorAction.BACKOFF_RETRY,
             f"{model} failed ({what}): {detail}",

@@ -57,6 +57,7 @@ from co_tui.orchestrator.frontend import (
     as_answer,
 )
 from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
+from co_tui.orchestrator.silence import ProviderSilence
 from co_tui.orchestrator.stream import EventStream
 from co_tui.permissions.matching import ToolCall
 from co_tui.permissions.rules import RuleError
@@ -123,17 +124,22 @@ async def _stream_hop(
 ) -> AgentRunResult[Any]:
     result: AgentRunResult[Any] | None = None
     saved = len(history)
-    async with agent.run_stream_events(
-        prompt,
-        message_history=history,
-        deferred_tool_results=deferred,
-        deps=deps,
-        usage=usage,
-        usage_limits=limits,
-        model_settings=model_settings,
-    ) as events:
+    silence = ProviderSilence(stream.frontend, stream.session_id)
+    async with (
+        silence.watching(),
+        agent.run_stream_events(
+            prompt,
+            message_history=history,
+            deferred_tool_results=deferred,
+            deps=deps,
+            usage=usage,
+            usage_limits=limits,
+            model_settings=model_settings,
+        ) as events,
+    ):
         hop.handle = events
         async for event in events:
+            silence.seen(event)
             stream.handle(event)
             # A new part or a tool call means the previous response (or the prompt, or the
             # tool returns) is complete: save it before streaming on.

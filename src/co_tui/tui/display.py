@@ -82,6 +82,7 @@ _MAIN_TARGETS: dict[type, tuple[Target, ...]] = {
     ev.ApprovalRecord: (Target.TRANSCRIPT,),
     ev.Usage: (Target.SIDEBAR,),
     ev.Status: (Target.TRANSCRIPT,),
+    ev.ProviderWaiting: (),  # the status bar's (the chat screen follows it)
     ev.Error: (Target.TRANSCRIPT,),
     ev.Interrupted: (),  # TurnEnd(interrupted=True) follows and says it
     ev.ResponseComplete: (),

@@ -150,6 +150,8 @@ class ChatScreen(Screen[None]):
                 self.session_tokens = self._tokens_before_turn + self.turn_tokens
             case ev.Status(retry_in_s=delay) if delay is not None:
                 self.note = f"retrying in {delay:g}s"
+            case ev.ProviderWaiting(seconds=seconds):
+                self.note = f"waiting for the provider ({seconds} s)" if seconds else ""
             case _:
                 pass
 

@@ -120,6 +120,15 @@ def test_objects_merge_key_by_key_across_user_and_project(tmp_path: Path) -> Non
     assert (s.web_policy.search, s.web_policy.fetch) == ("ask", "deny")
 
 
+def test_a_project_rule_list_keeps_the_users_other_rule_lists(tmp_path: Path) -> None:
+    """A hostile project adds an innocent-looking ask rule: with objects replaced whole, the
+    user's deny rules went with it (and nothing looked like a widening to hold back)."""
+    write(user_settings_path(), {"permissions": {"deny": ["shell(rm *)"]}})
+    write(tmp_path / ".co-tui" / "settings.json", {"permissions": {"ask": ["shell(curl *)"]}})
+    s = load_settings(tmp_path, env={})
+    assert (s.permissions.deny, s.permissions.ask) == (["shell(rm *)"], ["shell(curl *)"])
+
+
 def test_environment_beats_the_files_key_by_key(tmp_path: Path) -> None:
     write(user_settings_path(), {"web_policy": {"search": "ask"}, "tool_retries": 5})
     write(tmp_path / ".co-tui" / "settings.json", {"web_policy": {"fetch": "deny"}})

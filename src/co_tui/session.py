@@ -65,7 +65,6 @@ class ChatSession:
         self.session_tokens = 0
         self.turn_tokens = 0
         self.last_answer = ""
-        self.mcp: MCPConnection | None = None
         self._store = store
         self._record = record
         self._agent_options = agent_options or {}
@@ -94,6 +93,11 @@ class ChatSession:
 
             self._store = SessionStore(secrets=self.settings.secret_values())
         return self._store
+
+    @property
+    def mcp(self) -> MCPConnection | None:
+        """The connected MCP servers (held on the deps: /status and the egress guard read them)."""
+        return self.deps.mcp if self.deps is not None else None
 
     @property
     def ready(self) -> bool:
@@ -177,7 +181,6 @@ class ChatSession:
         called = False
         try:
             attach_mcp(bundle, connection)
-            self.mcp = connection
             deps.mcp = connection
             called = True
             ready(connection)

@@ -93,3 +93,19 @@ def engine_unavailable(reason: str) -> NoReturn:
     if os.environ.get("CO_TUI_CI") == "1":
         pytest.fail(f"CO_TUI_CI=1 and {reason}", pytrace=False)
     pytest.skip(reason)
+
+
+def processes_in(folder: Path) -> list[str]:
+    """The command lines of live processes whose working directory is in `folder` (Linux):
+    a command run in a workspace, and whatever it started, works there."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cwd = Path(os.readlink(entry / "cwd"))
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):  # not a process, or gone meanwhile
+            continue
+        if state != "Z" and cwd.is_relative_to(folder):
+            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace").strip())
+    return found

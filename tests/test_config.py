@@ -12,6 +12,7 @@ import pytest
 
 from co_tui.config import SettingsError, user_settings_path
 from co_tui.trust import load_settings
+from tests.file_access import give_away, restricted
 
 CLI = [str(Path(sys.executable).parent / "co-tui")]
 
@@ -219,3 +220,60 @@ def test_a_secret_is_not_echoed_in_an_error(tmp_path: Path) -> None:
     with pytest.raises(SettingsError) as info:
         load_settings(tmp_path, env={})
     assert str(path) in str(info.value) and "123456789" not in str(info.value)
+
+
+def _user_settings_in_the_way(kind: str) -> tuple[str, str]:
+    """Put `kind` of obstacle where the user settings file is read; (path, what is said)."""
+    path = user_settings_path()
+    if kind == "a folder for the file":
+        path.mkdir(parents=True)
+        return str(path), "is a folder, not a settings file; move it away"
+    if kind == "a file for the folder":
+        path.parent.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.write_text("{}")
+        return str(path.parent), "is a file where the folder holding settings.json should be"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b'{"theme": "\xff"}')
+    return str(path), "not UTF-8 text; save it as UTF-8"
+
+
+@pytest.mark.parametrize("kind", ["a folder for the file", "a file for the folder", "not UTF-8"])
+def test_a_settings_file_in_the_way_is_named_not_skipped(tmp_path: Path, kind: str) -> None:
+    where, said = _user_settings_in_the_way(kind)
+    with pytest.raises(SettingsError) as info:
+        load_settings(tmp_path, env={})
+    message = str(info.value)
+    assert message.startswith(f"settings error: {where}") and said in message
+    assert "\n" not in message
+
+
+def _cli(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        cmd, cwd=cwd, env=os.environ.copy(), capture_output=True, text=True, timeout=60
+    )
+
+
+def test_cli_names_a_folder_where_the_settings_file_should_be(tmp_path: Path) -> None:
+    where, said = _user_settings_in_the_way("a folder for the file")
+    proc = _cli([*CLI, "-p", "hi", "--model", "test"], tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        f"co-tui: settings error: {where} {said} (settings are one JSON file)"
+    ]
+
+
+@pytest.mark.parametrize("unreadable", ["folder", "file"])
+def test_an_unreadable_config_folder_or_file_is_one_line(tmp_path: Path, unreadable: str) -> None:
+    """Another user's config folder (0700) or settings file (0600)."""
+    path = write(user_settings_path(), {"theme": "nord"})
+    if unreadable == "folder":
+        give_away(path.parent, 0o700)
+        said = f"cannot read {path}: this user cannot enter the folder {path.parent}"
+    else:
+        give_away(path, 0o600)
+        said = f"{path}: cannot read (Permission denied); make it readable by your user"
+    proc = _cli(restricted([*CLI, "-p", "hi", "--model", "test"]), tmp_path)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and said in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout

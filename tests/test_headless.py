@@ -9,7 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from tests.servers.fake_openai import error, serve, text, tool_call
+from co_tui.cli import EXIT_NOT_SAVED
+from tests.servers.fake_openai import error, error_mid_stream, serve, text, tool_call
 
 CLI = [str(Path(sys.executable).parent / "co-tui")]
 
@@ -138,3 +139,64 @@ def test_status_names_provider_model_and_sandbox(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     for expected in ("Provider", "ollama", "llama3", "Sandbox", "isolation", "Data dir"):
         assert expected in proc.stdout, expected
+
+
+def test_words_of_a_failed_attempt_never_reach_stdout(tmp_path: Path) -> None:
+    script = [error_mid_stream("The capital is Ly"), text("The capital is Paris.")]
+    with serve(script) as srv:
+        proc = run_cli(["-p", "capital of France?"], tmp_path, **openai_env(srv.url))
+    assert proc.returncode == 0, proc.stderr
+    assert len(srv.requests) == 2  # the first answer was cut short, then retried
+    assert proc.stdout == "The capital is Paris.\n"
+    assert "the server fell over; retry 1 of 2" in proc.stderr
+
+
+def test_stream_json_says_which_words_were_discarded(tmp_path: Path) -> None:
+    script = [error_mid_stream("The capital is Ly"), text("The capital is Paris.")]
+    with serve(script) as srv:
+        args = ["-p", "capital of France?", "--output-format", "stream-json"]
+        proc = run_cli(args, tmp_path, **openai_env(srv.url))
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    [discarded] = [e for e in events if e["type"] == "attempt_discarded"]
+    assert discarded["text"] == "The capital is Ly" and "fell over" in discarded["reason"]
+    assert kinds.index("attempt_discarded") < kinds.index("response_complete")
+    [complete] = [e for e in events if e["type"] == "response_complete"]
+    assert complete["content"] == "The capital is Paris."
+
+
+def test_json_text_is_the_final_answer_only(tmp_path: Path) -> None:
+    script = [error_mid_stream("The capital is Ly"), text("The capital is Paris.")]
+    with serve(script) as srv:
+        args = ["-p", "capital of France?", "--output-format", "json"]
+        proc = run_cli(args, tmp_path, **openai_env(srv.url))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["text"] == "The capital is Paris."
+
+
+def test_text_mode_prints_no_words_from_before_a_tool_call(tmp_path: Path) -> None:
+    script = [tool_call("run_shell_command", cmd="echo hi"), text("It said hi.")]
+    with serve(script) as srv:
+        proc = run_cli(["-p", "say hi", "--yes"], tmp_path, **openai_env(srv.url))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "It said hi.\n"  # the tool's output went to stderr
+    assert "← run_shell_command [ok]\nhi" in proc.stderr
+
+
+def test_a_turn_that_cannot_be_saved_exits_non_zero_with_the_reason(
+    tmp_path: Path, isolated_env: Path
+) -> None:
+    database = isolated_env / "data" / "co-tui" / "sessions.db"
+    database.mkdir(parents=True)  # sqlite cannot open it: every save fails
+    with serve([text("Hello."), text("Hello again.")]) as srv:
+        proc = run_cli(["-p", "hi"], tmp_path, **openai_env(srv.url))
+        as_json = run_cli(["-p", "hi", "--output-format", "json"], tmp_path, **openai_env(srv.url))
+    assert proc.returncode == EXIT_NOT_SAVED != 0
+    assert proc.stdout == "Hello.\n"  # the answer is still given
+    [reason] = [line for line in proc.stderr.splitlines() if line.startswith("co-tui: ")]
+    assert "could not save the session" in reason
+    assert str(database) in reason and "Is a directory" in reason
+    assert as_json.returncode == EXIT_NOT_SAVED
+    summary = json.loads(as_json.stdout)
+    assert summary["text"] == "Hello again." and "Is a directory" in summary["save_error"]

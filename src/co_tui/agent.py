@@ -11,13 +11,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic_ai import Agent, DeferredToolRequests
-from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
 from co_tui.config import Settings
+from co_tui.context_window import SendWindow
 from co_tui.deps import CoDeps
-from co_tui.history import history_processors
 from co_tui.llm import ResolvedModel, resolve_model
 from co_tui.orchestrator.egress_session import session_table
 from co_tui.orchestrator.fence import FenceUntrusted
@@ -83,8 +82,11 @@ def build_agent(
         model = resolved.model
         model_settings = resolved.model_settings
     summarizer = summarizer or settings.summarization_model or model
-    trim, window = history_processors(
-        settings.max_history_messages, settings.tool_output_trim_chars, summarizer
+    window = SendWindow(
+        settings.max_history_messages,
+        summarizer,
+        settings.tool_output_trim_chars,
+        retries=settings.model_http_retries,
     )
     if instructions is None:
         model_name = resolved.model_name if resolved else model
@@ -102,7 +104,7 @@ def build_agent(
         instructions=instructions_source,
         retries=settings.tool_retries,
         name="co",
-        capabilities=[ProcessHistory(trim), ProcessHistory(window), FenceUntrusted(session_table)],
+        capabilities=[window, FenceUntrusted(session_table)],
         toolsets=[web_tools] if web_tools is not None else [],
     )
     specs = builtin_tool_specs(settings, all_approval=all_approval)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -16,6 +17,8 @@ from co_tui.config import Settings, SettingsError
 from co_tui.sandbox.build import sandbox_app
 
 if TYPE_CHECKING:
+    from co_tui.headless import HeadlessFrontend
+    from co_tui.session import ChatSession
     from co_tui.trust import LoadedSettings
 
 app = typer.Typer(
@@ -30,7 +33,8 @@ app = typer.Typer(
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+EXIT_NOT_SAVED = 3  # the turn ran but could not be stored in the session database
+EXIT_INTERRUPTED = 130  # SIGTERM and SIGHUP exit with 128 + their number (co_tui/signals.py)
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
@@ -136,7 +140,7 @@ def main_callback(
     loaded = loaded_or_exit(overrides, trust_project)
     from co_tui.tui.launch import launch_app
 
-    launch_app(loaded, continue_latest=continue_, resume=resume)
+    raise typer.Exit(launch_app(loaded, continue_latest=continue_, resume=resume))
 
 
 async def _headless(
@@ -149,11 +153,8 @@ async def _headless(
     resume: str | None = None,
 ) -> int:
     from co_tui.headless import HeadlessFrontend
-    from co_tui.llm import ProviderError
-    from co_tui.llm.local import LocalServerError, headless_progress
-    from co_tui.sandbox import SandboxUnavailable
     from co_tui.session import ChatSession
-    from co_tui.sessions import SessionError
+    from co_tui.signals import cancelled_by_stop_signals
 
     if not prompt.strip():
         typer.echo("co-tui: the prompt is empty", err=True)
@@ -163,44 +164,72 @@ async def _headless(
         return EXIT_USAGE
     frontend = HeadlessFrontend(output_format, approve_all=yes, verbose=verbose)  # type: ignore[arg-type]
     session = ChatSession(settings, frontend=frontend)
-    try:
+    # SIGTERM/SIGHUP cancel the turn as Ctrl+C does (saved, commands killed), then exit 128+n.
+    code = EXIT_INTERRUPTED
+    async with cancelled_by_stop_signals() as stop:
         try:
-            session.open_stored(continue_latest=continue_, resume=resume, ask_pending=False)
-        except SessionError as exc:
-            typer.echo(f"co-tui: {exc}", err=True)
-            return EXIT_ERROR
-        try:  # before anything starts: a configured sandbox that does not work stops here
-            await session.start(headless_progress(sys.stderr))
-        except SandboxUnavailable as exc:
-            typer.echo(f"co-tui: {exc}", err=True)
-            return EXIT_USAGE
-        except (ProviderError, LocalServerError) as exc:
-            typer.echo(f"co-tui: {exc}", err=True)
-            return EXIT_ERROR
-        if session.mcp is not None:
-            for failure in session.mcp.failures:
-                typer.echo(f"co-tui: MCP server '{failure.server}': {failure.message}", err=True)
-        result = await session.run(prompt)
-    finally:
-        await session.aclose()
-    label = session.model_label()
-    if output_format == "json":
+            code = await _headless_turn(session, frontend, prompt, continue_, resume)
+        finally:
+            stop.disarm()  # closing the sandbox and the store must finish
+            await session.aclose()
+    if stop.exit_code is not None:
+        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
+            typer.echo(f"co-tui: stopped by {stop.name}", err=True)
+        return stop.exit_code
+    return code
+
+
+async def _headless_turn(
+    session: ChatSession,
+    frontend: HeadlessFrontend,
+    prompt: str,
+    continue_: bool,
+    resume: str | None,
+) -> int:
+    from co_tui.llm import ProviderError
+    from co_tui.llm.local import LocalServerError, headless_progress
+    from co_tui.orchestrator import events as ev
+    from co_tui.sandbox import SandboxUnavailable
+    from co_tui.sessions import SessionError
+
+    try:
+        loaded = session.open_stored(continue_latest=continue_, resume=resume, ask_pending=False)
+    except SessionError as exc:
+        typer.echo(f"co-tui: {exc}", err=True)
+        return EXIT_ERROR
+    if loaded is not None and (notice := loaded.unfinished_notice()):
+        frontend.emit(ev.Status(session_id=loaded.info.id, message=notice, level="warning"))
+    try:  # before anything starts: a configured sandbox that does not work stops here
+        await session.start(headless_progress(sys.stderr))
+    except SandboxUnavailable as exc:
+        typer.echo(f"co-tui: {exc}", err=True)
+        return EXIT_USAGE
+    except (ProviderError, LocalServerError) as exc:
+        typer.echo(f"co-tui: {exc}", err=True)
+        return EXIT_ERROR
+    if session.mcp is not None:
+        for failure in session.mcp.failures:
+            typer.echo(f"co-tui: MCP server '{failure.server}': {failure.message}", err=True)
+    result = await session.run(prompt)
+    if frontend.output_format == "json":
         summary = frontend.summary(
             session.session_id,
-            output=result.output,
+            text=result.output if result.output is not None else result.streamed_text,
             interrupted=result.interrupted,
             error=result.error,
-            model=label,
+            model=session.model_label(),
+            save_error=result.save_error,
         )
         typer.echo(json.dumps(summary, ensure_ascii=False, default=str))
+    if result.save_error:  # the turn happened but --continue would not find it
+        typer.echo(f"co-tui: {result.save_error}", err=True)
+        return EXIT_NOT_SAVED
     if result.interrupted:
         return EXIT_INTERRUPTED
     if result.error:
-        if output_format != "text":
+        if frontend.output_format != "text":
             typer.echo(f"co-tui: {result.error}", err=True)
         return EXIT_ERROR
-    if output_format == "text" and not result.streamed_text and result.output:
-        typer.echo(result.output)
     return 0
 
 
@@ -231,10 +260,21 @@ def status() -> None:
 @app.command("sessions")
 def sessions_command(
     all_dirs: Annotated[bool, typer.Option("--all", "-a", help="Every directory's.")] = False,
+    move_aside: Annotated[
+        bool,
+        typer.Option(
+            "--move-aside",
+            help="Move a damaged sessions.db aside (kept as sessions.db.corrupt-<time>) and "
+            "start a new one; refused when it can be read.",
+        ),
+    ] = False,
 ) -> None:
     """List stored sessions, newest first (resume one with --resume ID)."""
     from co_tui.sessions import SessionError, SessionStore
 
+    if move_aside:
+        typer.echo(_move_sessions_aside())
+        return
     store = SessionStore()
     try:
         found = store.list(cwd=None if all_dirs else str(Path.cwd().resolve()))
@@ -244,11 +284,52 @@ def sessions_command(
         store.close()
     for info in found:
         flags = " (waiting for approval)" if info.has_pending else ""
+        if info.forked_from:
+            flags += f" (fork of {info.forked_from[:8]})"
         where = f"  {info.cwd}" if all_dirs else ""
         line = f"{info.id[:8]}  {info.age():>9}  {info.turns:>4} turns  {info.title}"
         typer.echo(line + flags + where)
     if not found:
         typer.echo("no sessions" + ("" if all_dirs else " in this directory (--all for every one)"))
+
+
+def _move_sessions_aside() -> str:
+    """`co-tui sessions --move-aside`: a damaged database, and only that, is renamed with its
+    -wal and -shm; returns the line to print. Raises typer.Exit saying why it refuses."""
+    from co_tui.session_db import SIDE_FILES, holders, move_aside, side_file
+    from co_tui.sessions import SessionDatabaseCorrupt, SessionError, SessionStore
+
+    store = SessionStore()
+    path = store.path
+    try:
+        path.stat()
+    except FileNotFoundError:
+        raise fail(f"{path} does not exist: there is nothing to move aside") from None
+    except OSError:
+        pass  # the check below says why
+    if found := holders(path):
+        users = ", ".join(h.label() for h in found)
+        raise fail(f"{path} is open in {users}: close it first; nothing was moved")
+    try:
+        problem = store.integrity_check()
+    except SessionDatabaseCorrupt as exc:
+        problem = str(exc)
+    except SessionError as exc:
+        raise fail(f"{exc}; nothing was moved") from None
+    finally:
+        store.close()
+    if problem == "ok":
+        raise fail(
+            f"{path} can be read (no damage found): nothing was moved. --move-aside only "
+            "moves a damaged database"
+        )
+    try:
+        backup = move_aside(path)
+    except OSError as exc:
+        raise fail(f"cannot move {path} aside: {exc.strerror or exc}") from None
+    moved = [s for s in SIDE_FILES if side_file(backup, s).exists()]
+    along = f" (with its {' and '.join(moved)})" if moved else ""
+    return f"moved {path} to {backup}{along}; the next conversation starts a new {path.name}"
 
 
 @app.command()

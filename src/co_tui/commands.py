@@ -279,20 +279,23 @@ async def _copy(ctx: CommandContext, arg: str) -> None:
     ctx.show(f"Copied code block {n}.")
 
 
-async def _compact(ctx: CommandContext, arg: str) -> History | None:
-    from co_tui.history import compact_history
+async def _compact(ctx: CommandContext, arg: str) -> None:
+    """The model is sent a summary from now on; the conversation itself is kept."""
+    from co_tui.context_window import compact_conversation
 
     if not ctx.message_history:
         ctx.show("Nothing to compact yet.")
-        return None
+        return
     model = ctx.bundle.summarizer or ctx.agent.model
     try:
-        result = await compact_history(ctx.message_history, model, focus=arg)
-    except Exception as exc:  # the summariser failed: keep the history as it is
+        result = await compact_conversation(
+            ctx.deps.context_window, ctx.message_history, model, focus=arg,
+            retries=ctx.settings.model_http_retries,
+        )  # fmt: skip
+    except Exception as exc:  # the summariser failed: the model keeps being sent what it was
         ctx.show(f"Could not compact the conversation: {type(exc).__name__}: {exc}")
-        return None
+        return
     ctx.show(result.describe())
-    return result.messages
 
 
 async def _resume(ctx: CommandContext, arg: str) -> None:

@@ -23,6 +23,7 @@ import difflib
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
@@ -180,7 +181,7 @@ class Settings(BaseSettings):
     # Seconds to connect to a remote provider, and that it may stay silent while it owes an
     # answer (between stream events); either counts as a network error (retried).
     provider_connect_timeout: float = Field(default=10, gt=0)
-    provider_idle_timeout: float = Field(default=60, gt=0)
+    provider_idle_timeout: float = Field(default=50, gt=0)
     auto_confirm: bool = False
     verbose: bool = False
 
@@ -370,11 +371,11 @@ def _read_json_file(path: Path) -> tuple[dict[str, Any], bytes]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise SettingsError(f"settings error: {path}: cannot read ({exc.strerror})") from None
+        raise _unreadable(path, exc) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise SettingsError(f"settings error: {path}: not UTF-8 text") from None
+        raise SettingsError(f"settings error: {path}: not UTF-8 text; save it as UTF-8") from None
     if not text.strip():
         return {}, data
     try:
@@ -390,6 +391,52 @@ def _read_json_file(path: Path) -> tuple[dict[str, Any], bytes]:
             f"got {type(parsed).__name__}"
         )
     return parsed, data
+
+
+def _is_settings_file(path: Path) -> bool:
+    """True when there is a settings file at `path`, False when there is none. One that is
+    there but cannot be read is an error, never skipped: co-tui would run with settings other
+    than the ones the user wrote."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    if stat.S_ISDIR(mode):
+        raise _a_folder(path)
+    return True
+
+
+def _a_folder(path: Path) -> SettingsError:
+    return SettingsError(
+        f"settings error: {path} is a folder, not a settings file; move it away (settings are "
+        "one JSON file)"
+    )
+
+
+def _unreadable(path: Path, exc: OSError) -> SettingsError:
+    """One line naming what stands in the way of reading the settings file, and what to do."""
+    if isinstance(exc, IsADirectoryError):
+        return _a_folder(path)
+    if isinstance(exc, NotADirectoryError):
+        in_the_way = next((p for p in path.parents if p.is_file()), path.parent)
+        return SettingsError(
+            f"settings error: {in_the_way} is a file where the folder holding {path.name} "
+            "should be; move it away"
+        )
+    if isinstance(exc, PermissionError):
+        closed = next((p for p in reversed(path.parents) if not os.access(p, os.X_OK)), None)
+        if closed is not None:
+            return SettingsError(
+                f"settings error: cannot read {path}: this user cannot enter the folder "
+                f"{closed}; give your user access to it (it should be yours)"
+            )
+        return SettingsError(
+            f"settings error: {path}: cannot read ({exc.strerror}); make it readable by your "
+            "user (it should be yours)"
+        )
+    return SettingsError(f"settings error: {path}: cannot read ({exc.strerror or exc})")
 
 
 def _unknown_setting(loc: tuple[str | int, ...]) -> str:
@@ -449,7 +496,7 @@ def read_layers(
         ("user", user_settings_path()),
         ("project", project_settings_path(cwd)),
     )
-    layers += [SettingsFileSource(kind, path) for kind, path in files if path.is_file()]
+    layers += [SettingsFileSource(kind, path) for kind, path in files if _is_settings_file(path)]
     environment = EnvironmentSource(os.environ if env is None else env)
     if environment.values:
         layers.append(environment)

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from co_tui.compaction import ContextWindow
 from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.endpoints import GoogleEndpoints, SlackEndpoints
 from co_tui.google_auth import GoogleSession
@@ -80,6 +81,8 @@ class CoDeps:
     # those calls in the sandbox's read-only view of the workspace.
     read_only_approvals: dict[str, str] = field(default_factory=dict)
     compact_next_request: bool = False  # set by run_turn after a context-window error
+    # What the model is sent of the transcript: the session's compactions (ChatSession's).
+    context_window: ContextWindow = field(default_factory=ContextWindow, repr=False)
     # Set by run_turn to the turn's frontend: sub-agents (tools/delegate.py) report to it.
     frontend: FrontendProtocol | None = field(default=None, repr=False)
 

@@ -35,7 +35,7 @@ def main() -> None:
 
     protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered
     try:
-        launch_app(loaded)
+        code = launch_app(loaded)
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:
@@ -47,3 +47,5 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(EXIT_ERROR)
+    if code:  # stopped by a signal: 128 + its number
+        sys.exit(code)

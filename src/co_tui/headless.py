@@ -1,7 +1,10 @@
 """HeadlessFrontend: `co-tui -p "..."` for scripts and pipes.
 
-text: the answer streams to stdout; tool calls, denials and errors go to stderr.
-stream-json: every event of the turn as one JSON object a line (orchestrator/events.py).
+text: stdout holds the final answer only, written once the turn has it (a request that fails
+and is retried may have streamed words that are not part of it); tool calls, denials, status
+and errors go to stderr.
+stream-json: every event of the turn as one JSON object a line (orchestrator/events.py),
+`attempt_discarded` included.
 json: one object at the end with the text, usage, tool calls and denials.
 Approvals are denied unless `--yes` was given; every denial is reported. Permission rules
 apply as in the app (a deny rule denies even with `--yes`); "always allow" is never offered.
@@ -37,12 +40,10 @@ class HeadlessFrontend:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.verbose = verbose
-        self.text_parts: list[str] = []
         self.tool_calls: dict[str, dict[str, Any]] = {}
         self.denials: list[dict[str, Any]] = []
         self.errors: list[str] = []
         self.usage: ev.Usage | None = None
-        self._ended_with_newline = True
         self._waiting_said = 0  # seconds of provider silence last reported on stderr
         self._subagents: set[str] = set()  # sessions whose TurnStart named a parent
 
@@ -51,37 +52,26 @@ class HeadlessFrontend:
         """One line (or block) on stderr, its hidden characters made visible: tool output,
         names, reasons and errors can carry escape sequences meant for the terminal."""
         if self.output_format == "text":
-            if not self._ended_with_newline:
-                self.out.write("\n")
-                self.out.flush()
-                self._ended_with_newline = True
-            self.err.write(visible(line, keep="\n\t") + "\n")
-            self.err.flush()
+            _write(self.err, visible(line, keep="\n\t") + "\n")
 
-    def _write_text(self, text: str) -> None:
+    def _answer(self, text: str) -> None:
         if self.output_format == "text" and text:
-            self.out.write(text)
-            self.out.flush()
-            self._ended_with_newline = text.endswith("\n")
+            _write(self.out, text if text.endswith("\n") else text + "\n")
 
     # -- FrontendProtocol --
     def emit(self, event: ev.TurnEvent) -> None:
         if self.output_format == "stream-json":
-            self.out.write(ev.event_json(event) + "\n")
-            self.out.flush()
+            _write(self.out, ev.event_json(event) + "\n")
         main = event.session_id not in self._subagents
         match event:
             case ev.TurnStart(parent_session_id=parent) if parent is not None:
                 self._subagents.add(event.session_id)
             case ev.ThinkingDelta(content=delta) if self.verbose and self.output_format == "text":
-                self.err.write(delta)
+                _write(self.err, delta)
             case ev.ThinkingEnd() if self.verbose and self.output_format == "text":
-                self.err.write("\n")
-            case ev.TextDelta(content=delta) if main:  # a sub-agent's text goes to its parent
-                self.text_parts.append(delta)
-                self._write_text(delta)
-            case ev.TextEnd() if main and not self._ended_with_newline:
-                self._write_text("\n")
+                _write(self.err, "\n")
+            case ev.ResponseComplete(content=answer) if main:  # a sub-agent's goes to its parent
+                self._answer(answer)
             case ev.ToolCall():
                 self.tool_calls[event.tool_call_id] = {
                     "id": event.tool_call_id,
@@ -94,6 +84,8 @@ class HeadlessFrontend:
                 self._tool_result(event)
             case ev.Usage() if main:
                 self.usage = event
+            case ev.Compacted():
+                self._note(f"… {event.describe()}")
             case ev.Status():
                 self._note(f"… {event.message}")
             case ev.ProviderWaiting(seconds=seconds):
@@ -144,21 +136,33 @@ class HeadlessFrontend:
         self,
         session_id: str,
         *,
-        output: str | None,
+        text: str,
         interrupted: bool,
         error: str | None,
         model: str,
+        save_error: str | None = None,
     ) -> dict[str, Any]:
         return {
             "session_id": session_id,
             "model": model,
-            "text": output if output is not None else "".join(self.text_parts),
+            "text": text,
             "usage": _usage_json(self.usage),
             "tool_calls": list(self.tool_calls.values()),
             "denials": self.denials,
             "interrupted": interrupted,
             "error": error,
+            "save_error": save_error,
         }
+
+
+def _write(stream: TextIO, text: str) -> None:
+    """Output that cannot be written (a closed pipe, a terminal hung up) is lost, but the
+    turn goes on to its end and is saved."""
+    try:
+        stream.write(text)
+        stream.flush()
+    except OSError:
+        pass
 
 
 def _usage_json(usage: ev.Usage | None) -> dict[str, Any] | None:

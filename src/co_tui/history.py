@@ -1,26 +1,17 @@
-"""Conversation memory: history processors and the summariser they share with /compact.
+"""Conversation memory: the helpers and the summariser the context window and /compact use.
 
-Two processors run before every model request (registered on the agent as
-`ProcessHistory` capabilities; their output replaces the stored history):
-
-- `TrimOldToolOutput`: tool returns older than the current turn are cut to
-  `tool_output_trim_chars`, keeping the tool name and call id.
-- `SlidingWindow`: over `max_history_messages`, keep the first exchange and the last half;
-  the middle becomes one summary written by a tool-less agent (or a static marker when
-  summarising fails). A tool call and its return are never separated.
-
-`CoDeps.compact_next_request` asks `SlidingWindow` to compact the next request whatever its
-length: run_turn sets it after the provider said the context window was exceeded.
+What is sent of the conversation is built in context_window.py; nothing here changes the
+stored history.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from pydantic_ai import Agent, RunContext
+from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -35,13 +26,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model
 
 SUMMARY_PREFIX = "[Summary of the earlier conversation]\n"
-MARKER_TEXT = (
-    "[Earlier conversation trimmed: {count} message(s) were removed to fit the context "
-    "window and could not be summarised.]"
-)
 COMPACT_ACK = "Understood. I have the summary of our conversation so far."
 TRIM_NOTE = "\n[… {cut} more characters trimmed]"
-MIN_TAIL = 4
 PART_CHARS = 1_500  # per part, in what the summariser reads
 TRANSCRIPT_CHARS = 120_000  # the summariser's whole input
 
@@ -126,9 +112,12 @@ def trim_tool_return(part: ToolReturnPart, limit: int) -> ToolReturnPart:
     return replace(part, content=text[:keep] + note)
 
 
-def trim_old_tool_output(messages: list[ModelMessage], limit: int) -> list[ModelMessage]:
-    """Cut tool returns before the current turn to `limit` characters."""
-    end = current_turn_start(messages)
+def trim_old_tool_output(
+    messages: list[ModelMessage], limit: int, through: int = 0
+) -> list[ModelMessage]:
+    """Cut tool returns before the current turn (or before `through`, when that is later) to
+    `limit` characters. The input is not changed."""
+    end = max(current_turn_start(messages), through)
     out = list(messages)
     for i in range(end):
         message = out[i]
@@ -139,14 +128,6 @@ def trim_old_tool_output(messages: list[ModelMessage], limit: int) -> list[Model
         if any(a is not b for a, b in zip(parts, message.parts, strict=True)):
             out[i] = replace(message, parts=parts)
     return out
-
-
-@dataclass
-class TrimOldToolOutput:
-    limit: int
-
-    def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
-        return trim_old_tool_output(messages, self.limit)
 
 
 # -- summarising -------------------------------------------------------------------------
@@ -199,18 +180,14 @@ def summary_request(summary: str) -> ModelRequest:
     return ModelRequest(parts=[UserPromptPart(content=SUMMARY_PREFIX + summary)])
 
 
-async def summary_or_marker(messages: Sequence[ModelMessage], model: Model | str) -> ModelRequest:
-    try:
-        return summary_request(await summarize_messages(messages, model))
-    except Exception:  # any failure of the summariser: keep going without it
-        return ModelRequest(parts=[UserPromptPart(content=MARKER_TEXT.format(count=len(messages)))])
-
-
-# -- the sliding window ------------------------------------------------------------------
+# -- the first exchange ------------------------------------------------------------------
 
 
 def head_end(messages: Sequence[ModelMessage], limit: int) -> int:
-    """End of the first exchange: after the first answer with text and no pending call."""
+    """End of the first exchange: after the first answer with text and no pending call
+    among the first `limit` messages (else just the first prompt, or nothing at 0)."""
+    if limit <= 0:
+        return 0
     for i, message in enumerate(messages[:limit]):
         if isinstance(message, ModelResponse):
             if any(isinstance(p, ToolCallPart) for p in message.parts):
@@ -218,102 +195,3 @@ def head_end(messages: Sequence[ModelMessage], limit: int) -> int:
             if any(isinstance(p, TextPart) for p in message.parts):
                 return i + 1
     return 1
-
-
-def tail_start(messages: Sequence[ModelMessage], head: int, keep: int) -> int | None:
-    """Where the kept tail starts: about `keep` from the end, never on an orphaned return."""
-    nominal = max(head + 1, len(messages) - keep)
-    for i in range(nominal, head, -1):  # prefer keeping a little more
-        if is_safe_start(messages[i]):
-            return i
-    for i in range(nominal + 1, len(messages)):
-        if is_safe_start(messages[i]):
-            return i
-    return None
-
-
-def window_split(messages: Sequence[ModelMessage], max_messages: int) -> tuple[int, int] | None:
-    """(head end, tail start) for a history over the limit, or None to leave it alone."""
-    if len(messages) <= max_messages:
-        return None
-    keep = max(MIN_TAIL, max_messages // 2)
-    head = head_end(messages, max(1, max_messages // 4))
-    tail = tail_start(messages, head, keep)
-    if tail is None or tail <= head:
-        return None
-    return head, tail
-
-
-async def compact_for_overflow(
-    messages: list[ModelMessage], model: Model | str, trim_chars: int
-) -> list[ModelMessage]:
-    """Everything before the current turn becomes one summary; the turn's outputs are trimmed."""
-    start = current_turn_start(messages)
-    current = [
-        replace(m, parts=[trim_tool_return(p, trim_chars) if isinstance(p, ToolReturnPart)
-                          else p for p in m.parts]) if isinstance(m, ModelRequest) else m
-        for m in messages[start:]
-    ]  # fmt: skip
-    if start == 0:
-        return current
-    return [await summary_or_marker(messages[:start], model), *current]
-
-
-@dataclass
-class SlidingWindow:
-    max_messages: int
-    summarizer: Model | str
-    trim_chars: int = 2000
-
-    async def __call__(
-        self, ctx: RunContext[Any], messages: list[ModelMessage]
-    ) -> list[ModelMessage]:
-        deps = ctx.deps
-        if getattr(deps, "compact_next_request", False):
-            deps.compact_next_request = False
-            return await compact_for_overflow(messages, self.summarizer, self.trim_chars)
-        split = window_split(messages, self.max_messages)
-        if split is None:
-            return messages
-        head, tail = split
-        middle = messages[head:tail]
-        return [*messages[:head], await summary_or_marker(middle, self.summarizer),
-                *messages[tail:]]  # fmt: skip
-
-
-# -- /compact ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CompactResult:
-    messages: list[ModelMessage]
-    before_messages: int
-    after_messages: int
-    before_tokens: int
-    after_tokens: int
-
-    def describe(self) -> str:
-        saved = self.before_tokens - self.after_tokens
-        return (
-            f"Compacted {self.before_messages} message(s) into {self.after_messages}: "
-            f"about {self.before_tokens:,} → {self.after_tokens:,} tokens "
-            f"({saved:,} saved)."
-        )
-
-
-async def compact_history(
-    messages: Sequence[ModelMessage], model: Model | str, focus: str = ""
-) -> CompactResult:
-    """The whole history as a summary request and an acknowledgement. Raises on failure."""
-    summary = await summarize_messages(messages, model, focus=focus)
-    new: list[ModelMessage] = [
-        summary_request(summary),
-        ModelResponse(parts=[TextPart(content=COMPACT_ACK)]),
-    ]
-    return CompactResult(new, len(messages), len(new), approx_tokens(messages), approx_tokens(new))
-
-
-def history_processors(
-    max_messages: int, trim_chars: int, summarizer: Model | str
-) -> tuple[TrimOldToolOutput, SlidingWindow]:
-    return TrimOldToolOutput(trim_chars), SlidingWindow(max_messages, summarizer, trim_chars)

@@ -85,7 +85,11 @@ def open_private_db(path: Path, timeout: float) -> sqlite3.Connection:
 
     private_file(path)
     conn = sqlite3.connect(path, check_same_thread=False, timeout=timeout)
-    conn.execute("PRAGMA journal_mode=WAL")
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+    except BaseException:  # not a database, locked, read-only: nothing is left open
+        conn.close()
+        raise
     narrow_side_files(path)
     return conn
 

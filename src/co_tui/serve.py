@@ -301,12 +301,11 @@ def run_served_app(argv: list[str]) -> None:
     if test_model is None:
         from co_tui.tui.launch import launch_app
 
-        launch_app(loaded)
-    else:
-        _run_test_app(loaded.settings, test_model)
+        sys.exit(launch_app(loaded))
+    sys.exit(_run_test_app(loaded.settings, test_model))
 
 
-def _run_test_app(settings: Settings, model: Any) -> None:
+def _run_test_app(settings: Settings, model: Any) -> int:
     """The app on a test model: its ChatSession gets an agent built around that model."""
     import asyncio
 
@@ -318,6 +317,7 @@ def _run_test_app(settings: Settings, model: Any) -> None:
         app.run()
     finally:
         asyncio.run(app.session.aclose())  # the sandbox and the session store
+    return app.return_code or 0
 
 
 if __name__ == "__main__":

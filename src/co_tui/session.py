@@ -21,7 +21,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from co_tui.compaction import ContextWindow
 from co_tui.config import Settings
+from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.frontend import FrontendProtocol, NullFrontend
 
 if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after the first frame
@@ -59,7 +61,8 @@ class ChatSession:
         self.frontend: FrontendProtocol = frontend or NullFrontend()
         self.bundle = bundle
         self.deps = deps
-        self.history: list[ModelMessage] = []
+        self.history: list[ModelMessage] = []  # the whole transcript: it only grows
+        self.window = ContextWindow()  # what the model is sent of it (compactions)
         self.loaded: LoadedSession | None = None  # what open_stored() found
         self.recorder: SessionRecorder | None = None
         self.session_tokens = 0
@@ -141,6 +144,7 @@ class ChatSession:
             self.deps = create_deps(self.settings, self.workspace, session_id=self.session_id)
         else:
             self._adopt_id(self.session_id)
+        self.deps.context_window = self.window
         if self.bundle is None:
             from co_tui.agent import build_agent
 
@@ -152,9 +156,11 @@ class ChatSession:
             from co_tui.sessions import SessionRecorder
 
             if self.loaded is not None:
-                self.recorder = SessionRecorder.resume(self.store, self.loaded)
+                self.recorder = SessionRecorder.resume(self.store, self.loaded, window=self.window)
             else:
-                self.recorder = SessionRecorder(self.store, self.session_id, cwd=self.workspace)
+                self.recorder = SessionRecorder(
+                    self.store, self.session_id, cwd=self.workspace, window=self.window
+                )
         if self.recorder is not None:
             self.recorder.model = self.model_label()
 
@@ -237,7 +243,8 @@ class ChatSession:
             model_settings=bundle.model_settings,
             request_limit=self.settings.max_request_limit,
             http_retries=self.settings.model_http_retries,
-            on_checkpoint=self.recorder.checkpoint if self.recorder is not None else None,
+            on_checkpoint=self._checkpoint if self.recorder is not None else None,
+            journal=self.recorder,
             resume_deferred=pending,
         )
         self.history = result.messages
@@ -247,17 +254,43 @@ class ChatSession:
             self.last_answer = result.output
         return result
 
+    async def _checkpoint(
+        self, messages: list[ModelMessage], pending: DeferredToolRequests | None
+    ) -> None:
+        recorder = self.recorder
+        assert recorder is not None
+        await recorder.checkpoint(messages, pending)
+        self._follow_forks()
+
+    def _follow_forks(self) -> None:
+        """A save found another writer's turns: this session goes on as the fork (its id
+        everywhere from now on), and the user is told."""
+        recorder = self.recorder
+        if recorder is None or not recorder.forks:
+            return
+        told = self.session_id  # the turn's events carry the id it started with
+        for fork in recorder.forks:
+            self.frontend.emit(ev.Status(session_id=told, message=fork.message(), level="warning"))
+        recorder.forks.clear()
+        self._adopt_id(recorder.session_id)
+
+    async def save(self) -> None:
+        """Store what changed outside a turn (a /compact); nothing is written otherwise."""
+        if self.recorder is not None and self.history:
+            await asyncio.to_thread(self.recorder.save, self.history)
+            self._follow_forks()
+
     # -- changing the conversation --
     async def replace_history(self, history: Sequence[ModelMessage]) -> None:
         """A command rebound the history: empty (/clear) starts a new session with a new id
-        and approve-all back to the settings' value; otherwise (/compact) it is saved."""
+        and approve-all back to the settings' value; otherwise it is saved."""
         self.history = list(history)
         if history:
-            if self.recorder is not None:
-                await asyncio.to_thread(self.recorder.save, self.history)
+            await self.save()
             return
         from co_tui.deps import new_session_id
 
+        self.window.reset()
         self.last_answer = ""
         self._adopt_id(new_session_id())
         await self._move_sandbox()
@@ -274,7 +307,9 @@ class ChatSession:
         if self._record:
             from co_tui.sessions import SessionRecorder
 
-            self.recorder = SessionRecorder.resume(self.store, loaded, model=self.model_label())
+            self.recorder = SessionRecorder.resume(
+                self.store, loaded, model=self.model_label(), window=self.window
+            )
 
     def switch_model(self, bundle: AgentBundle, settings: Settings) -> None:
         """/model: later turns use `bundle`; the conversation and its id stay."""
@@ -287,6 +322,7 @@ class ChatSession:
         self.loaded = loaded
         pending_kept = ask_pending or loaded.pending is None
         self.history = list(loaded.messages if pending_kept else loaded.history_without_pending())
+        self.window.reset(loaded.compactions)
         self._adopt_id(loaded.info.id)
 
     async def _move_sandbox(self) -> None:

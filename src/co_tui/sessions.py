@@ -4,10 +4,20 @@
 so span writes and session writes never wait on each other's locks.
 
 - A session row: id, title (the first prompt), model, working directory, created, updated,
-  format version, turns, message count, the approvals it is waiting for, interrupted flag.
+  format version, turns, message count, the approvals it is waiting for, interrupted flag,
+  its write version, the session it was forked from.
 - Its messages: (session_id, seq) -> one `ModelMessage` as JSON, written with pydantic-ai's
-  `ModelMessagesTypeAdapter`. A save rewrites only the rows that changed since the last save
-  (found by object identity, then by comparing JSON), so turn 500 costs what turn 10 does.
+  `ModelMessagesTypeAdapter`. The transcript only grows: what the model is sent may be a
+  window or a summary (context_window.py), what is stored is every message. A save writes
+  only the rows that changed since the last save (found by object identity, then by
+  comparing JSON), so turn 500 costs what turn 10 does.
+- Its compactions: from which message on the model is sent a summary instead of the
+  earlier ones (an event in the transcript, never a deletion).
+- Its tool runs, written ahead: an approved call is stored as running before it starts and
+  as done when it returns, so a session reopened after a crash reports the call as
+  interrupted (it may have run) instead of asking for it again.
+- Two writers: every save checks the session's version. A writer whose copy is stale gets
+  `SessionConflict` and continues in a fork (SessionRecorder does this).
 - `FORMAT_VERSION` is the encoding of a message row. A session written in another version is
   migrated when a migration exists and refused with a clear message otherwise; it is never
   dropped, and it stays listed.
@@ -16,8 +26,11 @@ so span writes and session writes never wait on each other's locks.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
+import json
 import operator
+import os
 import sqlite3
 import threading
 import time
@@ -25,22 +38,37 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import pydantic
 from pydantic_ai import DeferredToolRequests
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelResponse,
+    ToolCallPart,
+)
 
+from co_tui.compaction import Compaction, CompactionKind, ContextWindow
 from co_tui.config import user_data_dir
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
 from co_tui.private_files import open_private_db
+from co_tui.session_db import diagnose, open_read_only
 
 DB_NAME = "sessions.db"
-SCHEMA_VERSION = 1  # PRAGMA user_version: the table layout
+BUSY_TIMEOUT_S = 10.0  # how long a write waits for another process's lock
+SCHEMA_VERSION = 2  # PRAGMA user_version: the table layout
 FORMAT_VERSION = 1  # the encoding of one message row (pydantic-ai 2.x message JSON)
 TITLE_CHARS = 80
 RECHECK_TAIL = 2  # re-serialise the last saved messages too, in case one changed in place
 ABANDONED_APPROVAL = "Not run: the approval was never given (the session was reopened)."
+UNFINISHED_CALL = (
+    "Interrupted: this call was approved and started, but its result was never recorded "
+    "(co-tui stopped while it ran, or another co-tui is still running it). It may have run, "
+    "in part or in full. It was not run again; check its effects before repeating it."
+)
+DENIED_BEFORE = "Not run: the user denied this call."
+NO_RECORD = "Interrupted: co-tui stopped before this call's result was recorded."
 
 # Migrations of one message's JSON from format n to n + 1 (none needed yet).
 MIGRATIONS: dict[int, Callable[[bytes], bytes]] = {}
@@ -59,7 +87,10 @@ CREATE TABLE IF NOT EXISTS sessions (
     turns INTEGER NOT NULL DEFAULT 0,
     message_count INTEGER NOT NULL DEFAULT 0,
     pending BLOB,
-    interrupted INTEGER NOT NULL DEFAULT 0
+    interrupted INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL DEFAULT 0,
+    forked_from TEXT,
+    writer_pid INTEGER
 );
 CREATE INDEX IF NOT EXISTS sessions_by_cwd ON sessions (cwd, updated);
 CREATE INDEX IF NOT EXISTS sessions_by_updated ON sessions (updated);
@@ -70,7 +101,35 @@ CREATE TABLE IF NOT EXISTS messages (
     data BLOB NOT NULL,
     PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS compactions (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    upto INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    trim_through INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tool_runs (
+    session_id TEXT NOT NULL,
+    tool_call_id TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    args BLOB NOT NULL,
+    decision TEXT NOT NULL,
+    state TEXT NOT NULL,
+    result BLOB,
+    started REAL NOT NULL,
+    finished REAL,
+    PRIMARY KEY (session_id, tool_call_id)
+) WITHOUT ROWID;
 """
+# Columns schema 2 added to a schema-1 sessions table.
+_ADDED_COLUMNS = (
+    ("version", "INTEGER NOT NULL DEFAULT 0"),
+    ("forked_from", "TEXT"),
+    ("writer_pid", "INTEGER"),
+)
 
 
 class SessionError(Exception):
@@ -83,6 +142,44 @@ class SessionNotFound(SessionError):
 
 class SessionFormatError(SessionError):
     pass
+
+
+class SessionStoreError(SessionError):
+    """SQLite cannot use the database file: the message names it and what to do."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class SessionDatabaseCorrupt(SessionStoreError):
+    """Not a SQLite database, or a damaged one: `co-tui sessions --move-aside` (only)."""
+
+
+class SessionDatabaseLocked(SessionStoreError):
+    """Another process held the lock for longer than the busy timeout."""
+
+
+class SessionDatabaseAccess(SessionStoreError):
+    """The file or a folder on its way is not readable (or writable) by this user. A
+    read-only database can still be listed and resumed."""
+
+
+_STORE_ERRORS: dict[str, type[SessionStoreError]] = {
+    "corrupt": SessionDatabaseCorrupt,
+    "locked": SessionDatabaseLocked,
+    "access": SessionDatabaseAccess,
+}
+
+
+class SessionConflict(SessionError):
+    """Another writer saved the session since this one read it."""
+
+    def __init__(self, session_id: str, writer_pid: int | None) -> None:
+        who = f"another co-tui (pid {writer_pid})" if writer_pid else "another co-tui"
+        super().__init__(f"{who} saved session {session_id[:8]} since this one opened it")
+        self.session_id = session_id
+        self.writer_pid = writer_pid
 
 
 def default_db_path() -> Path:
@@ -106,6 +203,32 @@ def decode_messages(rows: Sequence[bytes]) -> list[ModelMessage]:
     return ModelMessagesTypeAdapter.validate_json(b"[" + b",".join(rows) + b"]")
 
 
+def visible_args(args: dict[str, Any], limit: int = 200) -> str:
+    """The arguments as one line, hidden characters made visible (they reach a terminal)."""
+    from co_tui.visible import visible
+
+    text = visible(json.dumps(args, ensure_ascii=False), keep="")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _settle_unanswered(
+    messages: list[ModelMessage], runs: dict[str, ToolRun]
+) -> tuple[list[ModelMessage], list[ToolRun]]:
+    """Answer the calls of the last response that have no stored return, from what the
+    tool-run journal knows; the runs that started but never returned are listed."""
+    unfinished: list[ToolRun] = []
+
+    def answer(call: ToolCallPart) -> str:
+        run = runs.get(call.tool_call_id)
+        if run is None:
+            return NO_RECORD
+        if run.state != "denied":
+            unfinished.append(run)
+        return run.answer()
+
+    return patch_dangling_tool_calls(messages, answer), unfinished
+
+
 def _ends_interrupted(messages: Sequence[ModelMessage]) -> bool:
     for message in reversed(messages[-3:]):
         if isinstance(message, ModelResponse):
@@ -126,6 +249,7 @@ class SessionInfo:
     message_count: int
     has_pending: bool
     interrupted: bool
+    forked_from: str | None = None
 
     @property
     def readable(self) -> bool:
@@ -143,11 +267,57 @@ def human_age(seconds: float) -> str:
     return "just now"
 
 
+ToolRunState = Literal["running", "done", "denied"]
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """One decided tool call, as written ahead of its run."""
+
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    decision: str  # the ApprovalRecord's decision: approve, auto, approve_all, always, deny
+    state: ToolRunState
+    result: str | None = None  # what it returned, once done
+
+    def answer(self) -> str:
+        """What the model is told about this call when its return was never stored."""
+        if self.state == "denied":
+            return DENIED_BEFORE
+        if self.state == "done" and self.result is not None:
+            return self.result
+        return UNFINISHED_CALL
+
+
 @dataclass
 class LoadedSession:
     info: SessionInfo
     messages: list[ModelMessage]
     pending: DeferredToolRequests | None = None
+    compactions: list[Compaction] = field(default_factory=list)
+    # Calls that were approved and started but whose return was never stored: their answer
+    # (ToolRun.answer) is already in `messages`; fronts tell the user about them.
+    unfinished: list[ToolRun] = field(default_factory=list)
+
+    def unfinished_notice(self) -> str | None:
+        """One line for the user about calls that started but never returned, or None."""
+        if not self.unfinished:
+            return None
+        calls = "; ".join(
+            f"{run.tool_name}({visible_args(run.args)})"
+            + (" finished; its result was recovered" if run.state == "done" else "")
+            for run in self.unfinished
+        )
+        return (
+            f"{len(self.unfinished)} approved call(s) had started when this session was last "
+            f"open and never reported back: {calls}. They may have run; none was run again."
+        )
+
+    @property
+    def compaction(self) -> Compaction | None:
+        """The one in force: later compactions summarise the earlier ones."""
+        return self.compactions[-1] if self.compactions else None
 
     def history_without_pending(self) -> list[ModelMessage]:
         """For a frontend that will not ask: the pending calls answered as not run."""
@@ -158,15 +328,19 @@ class LoadedSession:
 
 @dataclass
 class _Written:
-    """What the store last wrote for a session: the objects and their JSON, by seq."""
+    """What the store last wrote for a session: the objects and their JSON, by seq, the
+    session's version after that write, and what else that write stored."""
 
     objects: list[Any] = field(default_factory=list)
     data: list[bytes] = field(default_factory=list)
+    version: int | None = None  # None: the session is not in the database yet
+    compactions: int = 0
+    meta: tuple[Any, ...] = ()
 
 
 _COLUMNS = (
     "id, title, model, cwd, created, updated, format_version, turns, message_count, "
-    "pending IS NOT NULL, interrupted"
+    "pending IS NOT NULL, interrupted, forked_from"
 )
 
 
@@ -175,50 +349,157 @@ def _escape_like(text: str) -> str:
 
 
 def _info(row: Sequence[Any]) -> SessionInfo:
-    return SessionInfo(
-        row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
-        bool(row[9]), bool(row[10]),
-    )  # fmt: skip
+    return SessionInfo(*row[:9], bool(row[9]), bool(row[10]), row[11])
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _store_errors(
+    method: Callable[Concatenate[SessionStore, _P], _R],
+) -> Callable[Concatenate[SessionStore, _P], _R]:
+    """A public method of the store: what SQLite or the file system refuses becomes a
+    SessionStoreError naming the file and what to do (session_db.diagnose)."""
+
+    @functools.wraps(method)
+    def wrapper(self: SessionStore, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except (sqlite3.Error, OSError) as exc:
+            kind, message = diagnose(self.path, exc, self.timeout)
+            raise _STORE_ERRORS.get(kind, SessionStoreError)(message, self.path) from exc
+
+    return wrapper
+
+
+def _schema_version(conn: sqlite3.Connection, path: Path) -> int:
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        conn.close()
+        raise SessionFormatError(
+            f"{path} was written by a newer co-tui (schema {version}; this one "
+            f"knows {SCHEMA_VERSION}). Upgrade co-tui to use its sessions."
+        )
+    return version
+
+
+def _read_as_current(conn: sqlite3.Connection) -> None:
+    """A read-only connection to an older layout reads it as the current one: the tables and
+    columns it lacks are temporary objects of this connection (empty tables, a view with the
+    columns' defaults), found before the file's own. The file is not changed."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM main.sqlite_master WHERE type='table'")}
+    for statement in _SCHEMA.split(";"):
+        words = statement.split()
+        if words[:2] == ["CREATE", "TABLE"] and words[5] not in tables:
+            conn.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+    if "sessions" in tables:
+        have = {row[1] for row in conn.execute("PRAGMA main.table_info(sessions)")}
+        added = [
+            f"{kind.split('DEFAULT ')[1] if 'DEFAULT ' in kind else 'NULL'} AS {name}"
+            for name, kind in _ADDED_COLUMNS
+            if name not in have
+        ]
+        if added:
+            columns = ", ".join(added)
+            conn.execute(f"CREATE TEMP VIEW sessions AS SELECT *, {columns} FROM main.sessions")
 
 
 class SessionStore:
-    """Thread-safe (one connection, one lock); the app calls it from thread workers."""
+    """Thread-safe (one lock); the app calls it from thread workers. Reads go through a
+    read-only connection until the first write opens the file read-write (creating it,
+    upgrading its schema): listing and resuming never create the file, upgrade its schema or
+    chmod anything (session_db.open_read_only)."""
 
-    def __init__(self, path: Path | None = None, secrets: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        secrets: Iterable[str] = (),
+        *,
+        timeout: float = BUSY_TIMEOUT_S,
+    ) -> None:
         """`secrets`: configured secret values; they (and credential-shaped strings) are
-        replaced by [REDACTED] before anything is written."""
+        replaced by [REDACTED] before anything is written. `timeout`: seconds to wait for
+        another process's lock before SessionDatabaseLocked."""
         from co_tui.redaction import Redactor
 
         self.path = path or default_db_path()
+        self.timeout = timeout
         self._redactor = Redactor(secrets)
         self._lock = threading.Lock()
-        self._conn: sqlite3.Connection | None = None
+        self._conn: sqlite3.Connection | None = None  # read-write, from the first write on
+        self._reading: sqlite3.Connection | None = None  # read-only, until then
+        self._empty: sqlite3.Connection | None = None  # what reads see while there is no file
+        self._snapshot: sqlite3.Connection | None = None  # the last immutable read's
         self._written: dict[str, _Written] = {}
 
     # -- connection --
     def _db(self) -> sqlite3.Connection:
+        """The read-write connection: the file (0600, in a 0700 folder) in WAL mode, its
+        schema created or upgraded."""
         if self._conn is None:
-            conn = open_private_db(self.path, timeout=10)  # 0600, as are its -wal and -shm
-            conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across a crash
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
+            self._reader()  # a damaged or newer file is refused before a write can touch it
+            conn = open_private_db(self.path, timeout=self.timeout)  # -wal and -shm 0600 too
+            try:
+                conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across a crash
+                version = _schema_version(conn, self.path)
+                conn.executescript(_SCHEMA)
+                if version < SCHEMA_VERSION:
+                    have = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
+                    with conn:
+                        for name, kind in _ADDED_COLUMNS:
+                            if name not in have:
+                                conn.execute(f"ALTER TABLE sessions ADD COLUMN {name} {kind}")
+                        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            except BaseException:
                 conn.close()
-                raise SessionFormatError(
-                    f"{self.path} was written by a newer co-tui (schema {version}; this one "
-                    f"knows {SCHEMA_VERSION}). Upgrade co-tui to use its sessions."
-                )
-            conn.executescript(_SCHEMA)
-            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                raise
             self._conn = conn
+            self._close_readers()  # reads use this connection from now on
         return self._conn
+
+    def _reader(self) -> sqlite3.Connection:
+        """The connection reads go through: the read-write one once a write opened it, else
+        a read-only one. While there is no file, an empty in-memory store (none is made)."""
+        if self._conn is not None:
+            return self._conn
+        if self._reading is None:
+            opened = open_read_only(self.path, self.timeout)
+            if opened is None:
+                if self._empty is None:
+                    self._empty = sqlite3.connect(":memory:", check_same_thread=False)
+                    self._empty.executescript(_SCHEMA)
+                return self._empty
+            conn, keep = opened
+            try:
+                if _schema_version(conn, self.path) < SCHEMA_VERSION:
+                    _read_as_current(conn)
+            except BaseException:
+                conn.close()
+                raise
+            if not keep:  # read as immutable: a snapshot for this one read
+                self._snapshot, old = conn, self._snapshot
+                if old is not None:
+                    old.close()
+                return conn
+            self._reading = conn
+        return self._reading
+
+    def _close_readers(self) -> None:
+        for conn in (self._reading, self._empty, self._snapshot):
+            if conn is not None:
+                conn.close()
+        self._reading = self._empty = self._snapshot = None
 
     def close(self) -> None:
         with self._lock:
+            self._close_readers()
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
 
     # -- writing --
+    @_store_errors
     def save(
         self,
         session_id: str,
@@ -229,62 +510,191 @@ class SessionStore:
         model: str = "",
         cwd: str = "",
         turns: int | None = None,
+        compactions: Sequence[Compaction] = (),
+        forked_from: str | None = None,
     ) -> int:
-        """Store the session's history; returns how many message rows were written."""
+        """Store the session's history (and the compactions made so far, in order); returns
+        how many message rows were written. Raises SessionConflict when another writer saved
+        the session since this store last read or wrote it: nothing is written then."""
         with self._lock:
             db = self._db()
             written = self._written.get(session_id)
             if written is None:
                 written = self._read_written(db, session_id)
             start = self._first_change(written, messages)
-            rows: list[tuple[str, int, str, bytes]] = []
-            old_count = len(written.data)
-            old_tail = written.data[start:]
-            del written.objects[start:], written.data[start:]  # in place: no O(n) copy
-            for seq in range(start, len(messages)):
-                data = self._redactor.json_text(encode_message(messages[seq]).decode()).encode()
-                written.objects.append(messages[seq])
-                written.data.append(data)
-                index = seq - start
-                if index >= len(old_tail) or old_tail[index] != data:
-                    rows.append((session_id, seq, messages[seq].kind, data))
-            now = time.time()
+            encoded = [
+                self._redactor.json_text(encode_message(messages[seq]).decode()).encode()
+                for seq in range(start, len(messages))
+            ]
+            rows = [
+                (session_id, seq, messages[seq].kind, data)
+                for seq, data in zip(range(start, len(messages)), encoded, strict=True)
+                if seq >= len(written.data) or written.data[seq] != data
+            ]
             pending_data = (
                 self._redactor.json_text(_PendingAdapter.dump_json(pending).decode()).encode()
                 if pending is not None
                 else None
             )
+            meta = (pending_data, turns, model, len(messages))
+            new_compactions = list(compactions[written.compactions :])
+            unchanged = not rows and not new_compactions and meta == written.meta
+            if written.version is not None and unchanged:
+                return 0  # nothing changed: the session keeps its place in the list
+            now = time.time()
             title = self._redactor.text(title)
             try:
+                db.execute("BEGIN IMMEDIATE")  # the version check and the write are one step
                 with db:
-                    db.execute(
-                        "INSERT INTO sessions (id, title, model, cwd, created, updated, "
-                        "format_version) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
-                        (session_id, title, model, cwd, now, now, FORMAT_VERSION),
-                    )
+                    version = self._check_version(db, session_id, written.version)
+                    if version is None:
+                        db.execute(
+                            "INSERT INTO sessions (id, title, model, cwd, created, updated, "
+                            "format_version, forked_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            (session_id, title, model, cwd, now, now, FORMAT_VERSION, forked_from),
+                        )
                     db.executemany(
                         "INSERT OR REPLACE INTO messages (session_id, seq, kind, data) "
                         "VALUES (?, ?, ?, ?)",
                         rows,
                     )
-                    if old_count > len(messages):
+                    if len(written.data) > len(messages):
+                        # Only a discarded attempt's partial answer is ever dropped (a retry
+                        # or an abort right after it); the conversation itself only grows.
                         db.execute(
                             "DELETE FROM messages WHERE session_id = ? AND seq >= ?",
                             (session_id, len(messages)),
                         )
+                    for offset, compaction in enumerate(new_compactions):
+                        self._insert_compaction(
+                            db, session_id, written.compactions + offset, compaction, now
+                        )
                     db.execute(
                         "UPDATE sessions SET updated = ?, message_count = ?, pending = ?, "
-                        "interrupted = ?, turns = COALESCE(?, turns), "
-                        "title = CASE WHEN title = '' THEN ? ELSE title END, "
+                        "interrupted = ?, turns = COALESCE(?, turns), version = version + 1, "
+                        "writer_pid = ?, title = CASE WHEN title = '' THEN ? ELSE title END, "
                         "model = CASE WHEN ? = '' THEN model ELSE ? END WHERE id = ?",
-                        (now, len(messages), pending_data, _ends_interrupted(messages), turns,
-                         title, model, model, session_id),
-                    )  # fmt: skip
+                        (
+                            now,
+                            len(messages),
+                            pending_data,
+                            _ends_interrupted(messages),
+                            turns,
+                            os.getpid(),
+                            title,
+                            model,
+                            model,
+                            session_id,
+                        ),
+                    )
             except BaseException:
                 self._written.pop(session_id, None)  # unknown state: re-read on the next save
                 raise
+            del written.objects[start:], written.data[start:]  # in place: no O(n) copy
+            written.objects.extend(messages[start:])
+            written.data.extend(encoded)
+            written.version = (version or 0) + 1
+            written.compactions += len(new_compactions)
+            written.meta = meta
             self._written[session_id] = written
             return len(rows)
+
+    @staticmethod
+    def _check_version(db: sqlite3.Connection, session_id: str, expected: int | None) -> int | None:
+        """The session's stored version (None: not stored yet); SessionConflict when it is
+        not the one this store last saw."""
+        row = db.execute(
+            "SELECT version, writer_pid FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        stored = None if row is None else int(row[0])
+        if stored != expected:
+            raise SessionConflict(session_id, row[1] if row else None)
+        return stored
+
+    def _insert_compaction(
+        self, db: sqlite3.Connection, session_id: str, seq: int, compaction: Compaction, now: float
+    ) -> None:
+        replacement = ModelMessagesTypeAdapter.dump_json(list(compaction.replacement)).decode()
+        db.execute(
+            "INSERT OR REPLACE INTO compactions (session_id, seq, upto, kind, trim_through, "
+            "created, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                session_id,
+                seq,
+                compaction.upto,
+                compaction.kind,
+                compaction.trim_through,
+                now,
+                self._redactor.json_text(replacement).encode(),
+            ),
+        )
+
+    def fork(self, source_id: str, messages: Sequence[ModelMessage], **fields: Any) -> str:
+        """A new session holding `messages`, recorded as a fork of `source_id`; its id.
+        `fields`: save()'s (pending, title, model, cwd, turns, compactions)."""
+        fork_id = new_session_id()
+        self.save(fork_id, messages, forked_from=source_id, **fields)
+        return fork_id
+
+    # -- tool runs, written ahead --
+    @_store_errors
+    def calls_started(self, session_id: str, runs: Sequence[ToolRun]) -> None:
+        """Decided calls, before any of them runs: approved ones as running, denied ones as
+        denied. The session stops waiting for approval in the same write."""
+        now = time.time()
+        with self._lock:
+            db = self._db()
+            with db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO tool_runs (session_id, tool_call_id, tool_name, "
+                    "args, decision, state, started) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            session_id,
+                            run.tool_call_id,
+                            run.tool_name,
+                            self._redactor.json_text(
+                                json.dumps(run.args, ensure_ascii=False)
+                            ).encode(),
+                            run.decision,
+                            run.state,
+                            now,
+                        )
+                        for run in runs
+                    ],
+                )
+                db.execute("UPDATE sessions SET pending = NULL WHERE id = ?", (session_id,))
+            written = self._written.get(session_id)
+            if written is not None and written.meta:
+                written.meta = (None, *written.meta[1:])
+
+    @_store_errors
+    def call_finished(self, session_id: str, tool_call_id: str, result: str) -> None:
+        with self._lock:
+            db = self._db()
+            with db:
+                db.execute(
+                    "UPDATE tool_runs SET state = 'done', result = ?, finished = ? "
+                    "WHERE session_id = ? AND tool_call_id = ?",
+                    (self._redactor.text(result), time.time(), session_id, tool_call_id),
+                )
+
+    def _tool_runs(self, db: sqlite3.Connection, session_id: str) -> dict[str, ToolRun]:
+        rows = db.execute(
+            "SELECT tool_call_id, tool_name, args, decision, state, result FROM tool_runs "
+            "WHERE session_id = ?",
+            (session_id,),
+        ).fetchall()
+        runs: dict[str, ToolRun] = {}
+        for call_id, name, args, decision, state, result in rows:
+            try:
+                parsed = json.loads(args)
+            except ValueError:
+                parsed = {}
+            runs[call_id] = ToolRun(
+                call_id, name, parsed if isinstance(parsed, dict) else {}, decision, state, result
+            )
+        return runs
 
     @staticmethod
     def _first_change(written: _Written, messages: Sequence[ModelMessage]) -> int:
@@ -305,8 +715,15 @@ class SessionStore:
             "SELECT data FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
         ).fetchall()
         data = [bytes(r[0]) for r in rows]
-        return _Written([None] * len(data), data)
+        head = db.execute(
+            "SELECT version, (SELECT COUNT(*) FROM compactions WHERE session_id = ?) "
+            "FROM sessions WHERE id = ?",
+            (session_id, session_id),
+        ).fetchone()
+        version, compactions = (None, 0) if head is None else (int(head[0]), int(head[1]))
+        return _Written([None] * len(data), data, version, compactions)
 
+    @_store_errors
     def set_title(self, session_id: str, title: str) -> None:
         with self._lock, self._db() as db:
             db.execute(
@@ -314,6 +731,7 @@ class SessionStore:
                 (self._redactor.text(title), session_id),
             )
 
+    @_store_errors
     def delete(self, session_id: str) -> None:
         with self._lock:
             db = self._db()
@@ -323,10 +741,11 @@ class SessionStore:
             self._written.pop(session_id, None)
 
     # -- reading --
+    @_store_errors
     def info(self, session_id: str) -> SessionInfo:
         with self._lock:
             row = (
-                self._db()
+                self._reader()
                 .execute(f"SELECT {_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
                 .fetchone()
             )
@@ -334,6 +753,7 @@ class SessionStore:
             raise SessionNotFound(f"no session {session_id}")
         return _info(row)
 
+    @_store_errors
     def list(self, cwd: str | None = None, search: str = "", limit: int = 500) -> list[SessionInfo]:
         """Newest first; `search` matches the title or the start of the id."""
         where, args = [], []
@@ -349,18 +769,19 @@ class SessionStore:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY updated DESC LIMIT ?"
         with self._lock:
-            rows = self._db().execute(sql, (*args, limit)).fetchall()
+            rows = self._reader().execute(sql, (*args, limit)).fetchall()
         return [_info(r) for r in rows]
 
     def latest(self, cwd: str) -> SessionInfo | None:
         found = self.list(cwd=cwd, limit=1)
         return found[0] if found else None
 
+    @_store_errors
     def resolve(self, id_or_prefix: str) -> SessionInfo:
         """A full id, or a prefix of exactly one."""
         with self._lock:
             rows = (
-                self._db()
+                self._reader()
                 .execute(
                     f"SELECT {_COLUMNS} FROM sessions WHERE id LIKE ? ESCAPE '\\' "
                     "ORDER BY updated DESC LIMIT 2",
@@ -377,30 +798,74 @@ class SessionStore:
             raise SessionNotFound(f"{id_or_prefix!r} matches several sessions; give more of the id")
         return _info(rows[0])
 
+    @_store_errors
     def load(self, session_id: str) -> LoadedSession:
-        info = self.info(session_id)
+        """The session, its compactions, and its history made whole: calls that were
+        decided but whose return was never stored get an answer saying what is known
+        (`LoadedSession.unfinished`); calls still waiting for approval stay `pending`."""
         with self._lock:
-            db = self._db()
-            rows = [bytes(r[0]) for r in db.execute(
-                "SELECT data FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
-            )]  # fmt: skip
-            pending_row = db.execute(
-                "SELECT pending FROM sessions WHERE id = ?", (session_id,)
-            ).fetchone()
-        rows = self._migrate(info, rows)
-        messages = self._decode(info, rows)
-        pending = None
-        if pending_row and pending_row[0] is not None:
+            db = self._reader()
+            db.execute("BEGIN")  # one snapshot: the version goes with the rows read
             try:
-                pending = _PendingAdapter.validate_json(pending_row[0])
-            except pydantic.ValidationError as exc:
-                raise SessionFormatError(
-                    f"session {info.id[:8]}: its pending approval cannot be read "
-                    f"({exc.error_count()} error(s)); it was left untouched"
-                ) from None
+                row = db.execute(
+                    f"SELECT {_COLUMNS}, pending, version FROM sessions WHERE id = ?",
+                    (session_id,),
+                ).fetchone()
+                if row is None:
+                    raise SessionNotFound(f"no session {session_id}")
+                rows = [
+                    bytes(r[0])
+                    for r in db.execute(
+                        "SELECT data FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+                    )
+                ]
+                compaction_rows = db.execute(
+                    "SELECT upto, kind, trim_through, data FROM compactions "
+                    "WHERE session_id = ? ORDER BY seq",
+                    (session_id,),
+                ).fetchall()
+                runs = self._tool_runs(db, session_id)
+            finally:
+                db.commit()
+        info, pending_data, version = _info(row), row[-2], int(row[-1])
+        rows = self._migrate(info, rows)
+        stored = self._decode(info, rows)
+        compactions = [self._compaction(info, *c) for c in compaction_rows]
+        pending = self._pending(info, pending_data)
+        if pending is not None and all(p.tool_call_id in runs for p in pending.approvals):
+            pending = None  # decided before co-tui stopped: nothing is asked again
+        messages, unfinished = stored, []
+        if pending is None:
+            messages, unfinished = _settle_unanswered(stored, runs)
         with self._lock:
-            self._written[session_id] = _Written(list(messages), rows)
-        return LoadedSession(info, messages, pending)
+            self._written[session_id] = _Written(list(stored), rows, version, len(compactions), ())
+        return LoadedSession(info, messages, pending, compactions, unfinished)
+
+    @staticmethod
+    def _pending(info: SessionInfo, data: bytes | None) -> DeferredToolRequests | None:
+        if data is None:
+            return None
+        try:
+            return _PendingAdapter.validate_json(data)
+        except pydantic.ValidationError as exc:
+            raise SessionFormatError(
+                f"session {info.id[:8]}: its pending approval cannot be read "
+                f"({exc.error_count()} error(s)); it was left untouched"
+            ) from None
+
+    @staticmethod
+    def _compaction(
+        info: SessionInfo, upto: int, kind: str, trim_through: int, data: bytes
+    ) -> Compaction:
+        try:
+            replacement = ModelMessagesTypeAdapter.validate_json(data)
+        except pydantic.ValidationError:
+            raise SessionFormatError(
+                f"session {info.id[:8]}: a summary of its earlier messages cannot be read; "
+                "the session was left untouched"
+            ) from None
+        known: CompactionKind = kind if kind in ("window", "compact", "overflow") else "window"  # type: ignore[assignment]
+        return Compaction(upto, tuple(replacement), known, trim_through)
 
     def _migrate(self, info: SessionInfo, rows: list[bytes]) -> list[bytes]:
         version = info.format_version
@@ -455,13 +920,30 @@ class SessionStore:
                 ) from None
         raise SessionFormatError(f"session {info.id[:8]} cannot be read")
 
+    @_store_errors
     def integrity_check(self) -> str:
         with self._lock:
-            return str(self._db().execute("PRAGMA integrity_check").fetchone()[0])
+            return str(self._reader().execute("PRAGMA integrity_check").fetchone()[0])
+
+
+@dataclass(frozen=True)
+class Fork:
+    """A save found another writer's turns in the session: this one continues in a fork."""
+
+    source_id: str
+    fork_id: str
+    reason: str
+
+    def message(self) -> str:
+        return (
+            f"{self.reason}; to lose neither, this conversation continues as session "
+            f"{self.fork_id[:8]}, a fork of {self.source_id[:8]} (co-tui sessions lists both)"
+        )
 
 
 class SessionRecorder:
-    """One session being recorded: the `on_checkpoint` hook of run_turn, and turn counting."""
+    """One session being recorded: run_turn's `on_checkpoint` and tool journal, the turn
+    count, and the fork when another writer saved the same session."""
 
     def __init__(
         self,
@@ -472,6 +954,7 @@ class SessionRecorder:
         cwd: Path | str | None = None,
         turns: int = 0,
         title: str = "",
+        window: ContextWindow | None = None,
     ) -> None:
         self.store = store
         self.session_id = session_id or new_session_id()
@@ -479,12 +962,27 @@ class SessionRecorder:
         self.cwd = str(Path(cwd or Path.cwd()).resolve())
         self.turns = turns
         self.title = title
+        self.window = window if window is not None else ContextWindow()
+        self.forks: list[Fork] = []  # forks made by saves, for the front to report
 
     @classmethod
-    def resume(cls, store: SessionStore, loaded: LoadedSession, model: str = "") -> SessionRecorder:
+    def resume(
+        cls,
+        store: SessionStore,
+        loaded: LoadedSession,
+        model: str = "",
+        window: ContextWindow | None = None,
+    ) -> SessionRecorder:
         info = loaded.info
-        return cls(store, info.id, model=model or info.model, cwd=info.cwd, turns=info.turns,
-                   title=info.title)  # fmt: skip
+        return cls(
+            store,
+            info.id,
+            model=model or info.model,
+            cwd=info.cwd,
+            turns=info.turns,
+            title=info.title,
+            window=window,
+        )
 
     def begin_turn(self, prompt: str) -> None:
         self.turns += 1
@@ -494,16 +992,46 @@ class SessionRecorder:
     def save(
         self, messages: Sequence[ModelMessage], pending: DeferredToolRequests | None = None
     ) -> int:
-        return self.store.save(
-            self.session_id, messages, pending=pending, title=self.title, model=self.model,
-            cwd=self.cwd, turns=self.turns,
-        )  # fmt: skip
+        """Store the session; another writer's newer save makes it a fork (`forks`)."""
+        fields: dict[str, Any] = dict(
+            pending=pending,
+            title=self.title,
+            model=self.model,
+            cwd=self.cwd,
+            turns=self.turns,
+            compactions=self.window.compactions,
+        )
+        try:
+            return self.store.save(self.session_id, messages, **fields)
+        except SessionConflict as conflict:
+            source = self.session_id
+            self.session_id = self.store.fork(source, messages, **fields)
+            self.forks.append(Fork(source, self.session_id, str(conflict)))
+            return len(messages)
 
     async def checkpoint(
         self, messages: list[ModelMessage], pending: DeferredToolRequests | None
     ) -> None:
         """run_turn's `on_checkpoint`: the write runs in a thread, off the event loop."""
         await asyncio.to_thread(self.save, messages, pending)
+
+    # -- run_turn's tool journal --
+    async def calls_decided(self, records: Sequence[Any]) -> None:
+        """`records`: the ApprovalRecords of one batch, before any of the calls runs."""
+        runs = [
+            ToolRun(
+                r.tool_call_id,
+                r.tool_name,
+                dict(r.args),
+                r.decision,
+                "denied" if r.decision == "deny" else "running",
+            )
+            for r in records
+        ]
+        await asyncio.to_thread(self.store.calls_started, self.session_id, runs)
+
+    async def call_finished(self, tool_call_id: str, result: str) -> None:
+        await asyncio.to_thread(self.store.call_finished, self.session_id, tool_call_id, result)
 
     def start_new(self, session_id: str | None = None) -> None:
         """After /clear: later turns go to a fresh session; the old one stays resumable."""

@@ -23,6 +23,7 @@ from co_tui.deps import create_deps
 from co_tui.headless import HeadlessFrontend
 from co_tui.llm.providers import provider_timeout
 from co_tui.orchestrator import events as ev
+from co_tui.orchestrator.provider_errors import backoff_delay
 from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import TurnResult
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
@@ -58,8 +59,14 @@ def waits(frontend: RecordingFrontend) -> list[int]:
 
 
 def test_the_defaults_bound_connect_and_the_wait_between_events() -> None:
-    timeout = provider_timeout(Settings())
-    assert (timeout.connect, timeout.read, timeout.pool) == (10, 60, 10)
+    settings = Settings()
+    timeout = provider_timeout(settings)
+    assert (timeout.connect, timeout.read, timeout.pool) == (10, 50, 10)
+    # A provider that accepts the request and never answers: every attempt waits the idle
+    # timeout, with the policy's back-off between them. The bound is 3 minutes.
+    retries = settings.model_http_retries
+    backoffs = sum(backoff_delay(attempt, None, None) for attempt in range(retries))
+    assert (retries + 1) * timeout.read + backoffs < 180
 
 
 async def test_a_provider_silent_before_its_headers_is_retried(tmp_path: Path) -> None:

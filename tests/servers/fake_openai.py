@@ -21,7 +21,7 @@ from tests.servers.loopback import LoopbackServer
 
 @dataclass
 class Reply:
-    """One scripted answer. kind: text | tool | error."""
+    """One scripted answer. kind: text | tool | error | stream_error."""
 
     kind: str
     text: str = ""
@@ -34,6 +34,9 @@ class Reply:
     delay_s: float = 0.0  # pause between stream chunks
     stall_before_s: float = 0.0  # silence after the request, before any header
     stall_after_first_s: float = 0.0  # silence after the first streamed chunk
+    # Faults in the stream itself (kinds in FAULTS; see _send_fault):
+    stall_after_headers_s: float = 0.0  # silence after the headers, before any chunk
+    garbage: str = ""  # kind garbage: the `data:` payload that is not a chunk
 
 
 def text(answer: str, chunks: int = 3, delay_s: float = 0.0) -> Reply:
@@ -48,6 +51,44 @@ def stall_before_headers(seconds: float, answer: str = "Too late.") -> Reply:
 def stall_mid_stream(seconds: float, answer: str = "Half an answer, then nothing") -> Reply:
     """Sends the headers and the first chunk, then nothing for `seconds` (then the rest)."""
     return Reply("text", text=answer, chunks=4, stall_after_first_s=seconds)
+
+
+def error_mid_stream(partial: str, message: str = "the server fell over") -> Reply:
+    """Streams `partial` (in 3 chunks), then an error object inside the 200 stream, as
+    OpenAI-compatible servers report a failure after the answer began."""
+    body = {"error": {"message": message, "type": "server_error", "code": "server_error"}}
+    return Reply("stream_error", text=partial, error_body=body)
+
+
+# -- Faults in a streamed answer: each sends the role chunk and `partial`, and never a
+# finish_reason or `data: [DONE]` unless said otherwise (_send_fault).
+FAULTS = ("stall_after_headers", "cut_close", "cut_chunked", "cut_mid_chunk", "garbage")
+
+
+def stall_after_headers(seconds: float, answer: str = "Too late.") -> Reply:
+    """Sends the 200 headers, then nothing for `seconds` (then the whole answer)."""
+    return Reply("stall_after_headers", text=answer, stall_after_headers_s=seconds)
+
+
+def cut_close(partial: str) -> Reply:
+    """A close-delimited body (no Content-Length, no Transfer-Encoding, as HTTP/1.0 sends
+    one): `partial`, then the server closes the connection. To the client the body ended."""
+    return Reply("cut_close", text=partial)
+
+
+def cut_chunked(partial: str) -> Reply:
+    """A chunked body that ends properly (the 0-chunk) after `partial`."""
+    return Reply("cut_chunked", text=partial)
+
+
+def cut_mid_chunk(partial: str) -> Reply:
+    """A chunked body whose last chunk is dropped halfway: the connection closes inside it."""
+    return Reply("cut_mid_chunk", text=partial)
+
+
+def garbage(partial: str, payload: str = "this is not JSON") -> Reply:
+    """`partial`, then `data: <payload>` (not a chunk), then a proper ending."""
+    return Reply("garbage", text=partial, garbage=payload)
 
 
 def tool_call(name: str, **args: Any) -> Reply:
@@ -115,6 +156,9 @@ class FakeOpenAIServer(LoopbackServer):
                     self._json(reply.status, reply.error_body, reply.headers)
                     return
                 model = body.get("model", "fake")
+                if reply.kind in FAULTS:
+                    _send_fault(self, reply, model)
+                    return
                 if body.get("stream"):
                     self._stream(reply, model)
                 else:
@@ -127,16 +171,19 @@ class FakeOpenAIServer(LoopbackServer):
                 self.send_header("Connection", "close")
                 self.end_headers()
                 self.close_connection = True
+                failing = reply.kind == "stream_error"
+                chunks = _partial_then_error(reply, model) if failing else _chunks(reply, model)
                 try:
-                    for n, chunk in enumerate(_chunks(reply, model)):
+                    for n, chunk in enumerate(chunks):
                         self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                         self.wfile.flush()
                         if reply.delay_s:
                             time.sleep(reply.delay_s)
                         if n == 1:  # the role chunk, then the first words: then silence
                             time.sleep(reply.stall_after_first_s)
-                    self.wfile.write(b"data: [DONE]\n\n")
-                    self.wfile.flush()
+                    if not failing:
+                        self.wfile.write(b"data: [DONE]\n\n")
+                        self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up waiting: what a stalled provider is for
 
@@ -191,6 +238,51 @@ def _chunks(reply: Reply, model: str) -> Iterator[dict[str, Any]]:
             "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
             "usage": _USAGE,
         }
+
+
+def _partial_then_error(reply: Reply, model: str) -> Iterator[dict[str, Any]]:
+    """error_mid_stream: the role chunk, the partial text, then the error object."""
+    yield {**_base(model), "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
+    for piece in _split(reply.text, reply.chunks):
+        yield {**_base(model), "choices": [{"index": 0, "delta": {"content": piece}}]}
+    yield reply.error_body or {}
+
+
+def _send_fault(handler: BaseHTTPRequestHandler, reply: Reply, model: str) -> None:
+    """Answers with one of FAULTS (streamed whatever the request asked)."""
+    chunked = reply.kind in ("cut_chunked", "cut_mid_chunk")
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    if chunked:
+        handler.send_header("Transfer-Encoding", "chunked")
+    handler.send_header("Connection", "close")
+    handler.end_headers()
+    handler.close_connection = True
+    handler.wfile.flush()
+    time.sleep(reply.stall_after_headers_s)
+    pieces = _split(reply.text, reply.chunks)
+    events = [{**_base(model), "choices": [{"index": 0, "delta": {"role": "assistant"}}]}]
+    events += [{**_base(model), "choices": [{"index": 0, "delta": {"content": p}}]} for p in pieces]
+    frames = [f"data: {json.dumps(e)}\n\n".encode() for e in events]
+    if reply.kind in ("stall_after_headers", "garbage"):
+        if reply.kind == "garbage":
+            frames.append(f"data: {reply.garbage}\n\n".encode())
+        end = {**_base(model), "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        frames += [f"data: {json.dumps(end)}\n\n".encode(), b"data: [DONE]\n\n"]
+    last = frames.pop() if reply.kind == "cut_mid_chunk" else b""
+    try:
+        for frame in frames:
+            handler.wfile.write(
+                f"{len(frame):x}\r\n".encode() + frame + b"\r\n" if chunked else frame
+            )
+            handler.wfile.flush()
+        if reply.kind == "cut_chunked":
+            handler.wfile.write(b"0\r\n\r\n")
+        elif reply.kind == "cut_mid_chunk":  # announce the whole chunk, send half, hang up
+            handler.wfile.write(f"{len(last):x}\r\n".encode() + last[: len(last) // 2])
+        handler.wfile.flush()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
 
 
 def _completion(reply: Reply, model: str) -> dict[str, Any]:

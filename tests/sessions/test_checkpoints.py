@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -175,3 +176,26 @@ async def test_a_checkpoint_failure_is_reported_and_the_turn_goes_on(tmp_path: P
     assert result.ok and result.output == "fine"
     warnings = [s.message for s in frontend.of("status")]
     assert warnings == ["could not save the session: disk full"]  # once, not per checkpoint
+
+
+async def test_an_approved_call_is_written_as_running_before_it_runs(tmp_path: Path) -> None:
+    """The command itself reads the store while it runs: its decision is already there."""
+    import sys
+
+    db = tmp_path / "s.db"
+    peek = (f"{sys.executable} -c \"import sqlite3; print(sqlite3.connect('{db}')"
+            ".execute('SELECT state, decision FROM tool_runs').fetchall(), sqlite3.connect("
+            f"'{db}').execute('SELECT pending IS NULL FROM sessions').fetchall())\"")  # fmt: skip
+    model = ScriptedModel([Call("run_shell_command", {"cmd": peek}, "c1")], ["Seen."])
+    store = SessionStore(db)
+    rec = SessionRecorder(store, "s1", cwd=tmp_path)
+    rec.begin_turn("peek")
+    result = await run_turn(make_bundle(model.model).agent, "peek", deps=make_deps(tmp_path),
+                            history=[], frontend=RecordingFrontend([ApprovalDecision.APPROVE]),
+                            on_checkpoint=rec.checkpoint, journal=rec)  # fmt: skip
+    assert result.ok and result.save_error is None
+    output = str(tool_returns(result.messages)[0].content)
+    assert "[('running', 'approve')] [(1,)]" in output  # running, and no longer pending
+    # Once it returned, the journal holds its result too.
+    row = sqlite3.connect(db).execute("SELECT state, result FROM tool_runs").fetchone()
+    assert row[0] == "done" and "[('running', 'approve')]" in row[1]

@@ -37,6 +37,17 @@ from co_tui.sessions import (
 )
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+# The layout co-tui wrote before schema 2 (no version, fork or journal, no compactions).
+SCHEMA_1 = (
+    "CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT NOT NULL DEFAULT '', "
+    "model TEXT NOT NULL DEFAULT '', cwd TEXT NOT NULL DEFAULT '', created REAL NOT NULL, "
+    "updated REAL NOT NULL, format_version INTEGER NOT NULL, turns INTEGER NOT NULL "
+    "DEFAULT 0, message_count INTEGER NOT NULL DEFAULT 0, pending BLOB, interrupted "
+    "INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE messages (session_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT "
+    "NULL, data BLOB NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID;"
+    "PRAGMA user_version=1;"
+)
 
 
 def every_part_kind() -> list[ModelMessage]:
@@ -123,13 +134,13 @@ def test_saves_write_only_what_changed(store: SessionStore) -> None:
     trimmed[2] = ModelRequest(parts=[ToolReturnPart(tool_name="t", content="r",
                                                     tool_call_id="c0", timestamp=T0)])  # fmt: skip
     assert store.save("s1", trimmed) == 1
-    # A shorter history (compaction) deletes the rows past its end.
-    assert store.save("s1", trimmed[:10]) == 0
-    assert store.load("s1").messages == trimmed[:10]
+    # A shorter history (a discarded attempt's partial answer) deletes the rows past its end.
+    assert store.save("s1", trimmed[:8]) == 0
+    assert store.load("s1").messages == trimmed[:8]
     # A store that has not seen the session compares with the stored rows.
     fresh = SessionStore(store.path)
-    assert fresh.save("s1", [*trimmed[:10], *turn(99)]) == 4
-    assert fresh.load("s1").messages == [*trimmed[:10], *turn(99)]
+    assert fresh.save("s1", [*trimmed[:8], *turn(99)]) == 4
+    assert fresh.load("s1").messages == [*trimmed[:8], *turn(99)]
     fresh.close()
 
 
@@ -252,3 +263,121 @@ def test_the_database_is_in_the_user_data_dir(isolated_env: Path) -> None:
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     store.close()
+
+
+# -- the tool-run journal: decided calls written ahead of their run -----------------------------
+
+
+def paused_on(call_ids: list[str]) -> tuple[list[ModelMessage], DeferredToolRequests]:
+    calls = [ToolCallPart(tool_name="run_shell_command", args={"cmd": f"echo {c}"},
+                          tool_call_id=c) for c in call_ids]  # fmt: skip
+    messages: list[ModelMessage] = [*turn(0), ModelRequest(parts=[UserPromptPart(content="go")]),
+                                    ModelResponse(parts=calls)]  # fmt: skip
+    return messages, DeferredToolRequests(approvals=calls)
+
+
+def run(call_id: str, state: sessions.ToolRunState, decision: str = "approve") -> sessions.ToolRun:
+    return sessions.ToolRun(call_id, "run_shell_command", {"cmd": f"echo {call_id}"}, decision,
+                            state)  # fmt: skip
+
+
+def answers(messages: list[ModelMessage]) -> dict[str, str]:
+    return {p.tool_call_id: str(p.content) for m in messages if isinstance(m, ModelRequest)
+            for p in m.parts if isinstance(p, ToolReturnPart)}  # fmt: skip
+
+
+def test_a_call_decided_but_never_finished_is_reported_and_never_asked_again(
+    store: SessionStore,
+) -> None:
+    messages, pending = paused_on(["run1", "done1", "no1"])
+    store.save("s1", messages, pending=pending)
+    store.calls_started("s1", [run("run1", "running"), run("done1", "running"),
+                               run("no1", "denied", "deny")])  # fmt: skip
+    store.call_finished("s1", "done1", "exit code 0\ndone1")
+    loaded = SessionStore(store.path).load("s1")
+    assert loaded.pending is None and not loaded.info.has_pending  # nothing to ask again
+    got = answers(loaded.messages)
+    assert got["run1"] == sessions.UNFINISHED_CALL and "may have run" in got["run1"]
+    assert got["done1"] == "exit code 0\ndone1"  # it finished: its real result is recovered
+    assert got["no1"] == sessions.DENIED_BEFORE
+    assert [r.tool_call_id for r in loaded.unfinished] == ["run1", "done1"]
+    notice = loaded.unfinished_notice()
+    assert notice is not None and "echo run1" in notice and "none was run again" in notice
+
+
+def test_a_pause_nobody_answered_is_still_pending(store: SessionStore) -> None:
+    messages, pending = paused_on(["c1"])
+    store.save("s1", messages, pending=pending)
+    loaded = SessionStore(store.path).load("s1")
+    assert loaded.pending == pending and loaded.unfinished == []
+    assert loaded.messages == messages  # the call stays open, to be asked again
+
+
+def test_a_journal_argument_with_escape_codes_is_shown_visibly(store: SessionStore) -> None:
+    messages, pending = paused_on(["c1"])
+    store.save("s1", messages, pending=pending)
+    hostile = sessions.ToolRun("c1", "run_shell_command", {"cmd": "rm x\x1b[2J\x1b]0;hi\x07"},
+                               "approve", "running")  # fmt: skip
+    store.calls_started("s1", [hostile])
+    notice = SessionStore(store.path).load("s1").unfinished_notice()
+    assert notice is not None and "\x1b" not in notice and "\x07" not in notice
+
+
+# -- two writers ---------------------------------------------------------------------------------
+
+
+def test_a_second_writer_gets_a_conflict_and_writes_nothing(tmp_path: Path) -> None:
+    first, second = SessionStore(tmp_path / "s.db"), SessionStore(tmp_path / "s.db")
+    first.save("s1", turn(0))
+    mine, theirs = first.load("s1"), second.load("s1")
+    first.save("s1", [*mine.messages, *turn(1)])
+    with pytest.raises(sessions.SessionConflict, match=r"another co-tui \(pid \d+\) saved"):
+        second.save("s1", [*theirs.messages, *turn(2)])
+    assert SessionStore(tmp_path / "s.db").load("s1").messages == [*turn(0), *turn(1)]
+
+
+def test_the_recorder_forks_on_a_conflict_and_loses_no_turn(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    SessionStore(db).save("s1", turn(0), title="shared", cwd=str(tmp_path), turns=1)
+    a_store, b_store = SessionStore(db), SessionStore(db)
+    a = SessionRecorder.resume(a_store, a_store.load("s1"))
+    b = SessionRecorder.resume(b_store, b_store.load("s1"))
+    a.begin_turn("from a")
+    a.save([*turn(0), *turn(1)])
+    b.begin_turn("from b")
+    b.save([*turn(0), *turn(2)])
+    assert a.session_id == "s1" and not a.forks
+    assert b.session_id != "s1" and [f.source_id for f in b.forks] == ["s1"]
+    assert "continues as session" in b.forks[0].message()
+    check = SessionStore(db)
+    assert check.load("s1").messages == [*turn(0), *turn(1)]
+    fork = check.load(b.session_id)
+    assert fork.messages == [*turn(0), *turn(2)] and fork.info.forked_from == "s1"
+    assert fork.info.title == "shared" and fork.info.turns == 2
+    # Later saves go on in the fork, without another conflict.
+    b.save([*turn(0), *turn(2), *turn(3)])
+    assert SessionStore(db).load(b.session_id).messages[-4:] == turn(3)
+
+
+def test_a_save_that_changes_nothing_keeps_the_sessions_order(store: SessionStore) -> None:
+    store.save("older", turn(0))
+    store.save("newer", turn(1))
+    assert store.save("older", turn(0)) == 0
+    assert [i.id for i in store.list()] == ["newer", "older"]
+
+
+def test_a_schema_1_database_is_upgraded_in_place(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    conn = sqlite3.connect(db)
+    conn.executescript(SCHEMA_1)
+    rows = [("old", seq, m.kind, sessions.encode_message(m)) for seq, m in enumerate(turn(0))]
+    conn.execute("INSERT INTO sessions (id, title, created, updated, format_version, turns, "
+                 "message_count) VALUES ('old', 'from v1', 1, 1, 1, 1, 4)")  # fmt: skip
+    conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?)", rows)
+    conn.commit()
+    conn.close()
+    store = SessionStore(db)
+    loaded = store.load("old")
+    assert loaded.messages == turn(0) and loaded.info.title == "from v1"
+    store.save("old", [*turn(0), *turn(1)])
+    assert SessionStore(db).load("old").messages == [*turn(0), *turn(1)]

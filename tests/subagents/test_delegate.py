@@ -123,5 +123,5 @@ async def test_headless_prints_only_the_parents_text(tmp_path: Path) -> None:
     deps = make_deps(tmp_path)
     result = await run_turn(bundle.agent, PARENT_PROMPT, deps=deps, history=[], frontend=frontend)
     assert result.ok
-    assert out.getvalue() == f"Let me ask two helpers. \n{result.output}\n"
+    assert out.getvalue() == f"{result.output}\n"  # the final answer only
     assert frontend.usage is not None and frontend.usage.requests == 5

@@ -216,3 +216,37 @@ def test_approval_egress_sources(snap_compare: Any, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
+
+
+def test_discarded_attempt_compaction_and_unfinished_call(
+    snap_compare: Any, tmp_path: Path
+) -> None:
+    """A retried answer replaces the cut one; a compaction line; a call that never returned."""
+    app = make_app(text_stream("unused"), tmp_path)
+
+    async def run_before(pilot: Any) -> None:
+        await _quiet(pilot)
+        app = pilot.app
+        assert await app.wait_ready()
+        fe, sid = app.frontend, app.session_id
+        fe.emit(ev.TurnStart(session_id=sid, prompt="summarise the log"))
+        fe.emit(ev.Compacted(session_id=sid, kind="window", upto=38))
+        fe.emit(ev.TextStart(session_id=sid))
+        fe.emit(ev.TextDelta(session_id=sid, content="The log shows three fail"))
+        fe.emit(ev.TextEnd(session_id=sid, content="The log shows three fail"))
+        reason = "fake failed (cannot reach the provider): the stream ended early"
+        fe.emit(ev.AttemptDiscarded(session_id=sid, reason=reason, text="The log shows three fail"))
+        fe.emit(ev.Status(session_id=sid, message=f"{reason}; retry 1 of 2 in 2s", level="warning"))
+        fe.emit(ev.TextStart(session_id=sid))
+        fe.emit(ev.TextDelta(session_id=sid, content="Three failures, all at 02:00."))
+        fe.emit(ev.TextEnd(session_id=sid, content="Three failures, all at 02:00."))
+        fe.emit(ev.TurnEnd(session_id=sid))
+        notice = (
+            "1 approved call(s) had started when this session was last open and never "
+            'reported back: run_shell_command({"cmd": "echo ran >> marker.txt && sleep 20"}). '
+            "They may have run; none was run again."
+        )
+        fe.emit(ev.Status(session_id=sid, message=notice, level="warning"))
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

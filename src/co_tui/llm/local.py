@@ -48,7 +48,12 @@ from co_tui.llm.local_server import (
     ensure_started,
     shutdown,
 )
-from co_tui.llm.resolved import NO_SDK_RETRIES, ProviderError, ResolvedModel
+from co_tui.llm.resolved import (
+    NO_SDK_RETRIES,
+    STREAMS_MUST_FINISH,
+    ProviderError,
+    ResolvedModel,
+)
 
 if TYPE_CHECKING:
     from pydantic_ai._run_context import RunContext
@@ -180,7 +185,9 @@ class LocalModel(WrapperModel):
         # Port and key are only known once the server runs; ensure_started() fills them in.
         provider = OpenAIProvider(base_url="http://127.0.0.1:9/v1", api_key="not-started")
         # llama.cpp's server ignores `max_completion_tokens`: send the cap as `max_tokens`.
-        profile = OpenAIModelProfile(openai_chat_supports_max_completion_tokens=False)
+        profile = OpenAIModelProfile(
+            **STREAMS_MUST_FINISH, openai_chat_supports_max_completion_tokens=False
+        )
         super().__init__(
             OpenAIChatModel(spec.alias, provider=provider, profile=profile, settings=settings)
         )

@@ -14,7 +14,12 @@ from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
 from co_tui.config import Settings
-from co_tui.llm.resolved import NO_SDK_RETRIES, ProviderError, ResolvedModel
+from co_tui.llm.resolved import (
+    NO_SDK_RETRIES,
+    STREAMS_MUST_FINISH,
+    ProviderError,
+    ResolvedModel,
+)
 
 PROVIDERS = ("gemini", "ollama", "openai", "local")
 
@@ -60,7 +65,9 @@ def _openai_compatible(name: str, base_url: str, api_key: str, settings: Setting
 
     provider = OpenAIProvider(base_url=base_url, api_key=api_key)
     model_settings = _model_settings(settings, provider_timeout(settings))
-    return OpenAIChatModel(name, provider=provider, settings=model_settings)
+    return OpenAIChatModel(
+        name, provider=provider, profile=STREAMS_MUST_FINISH, settings=model_settings
+    )
 
 
 def _resolve_one(provider: str, settings: Settings) -> ResolvedModel:

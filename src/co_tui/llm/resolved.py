@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pydantic_ai.models import Model
+from pydantic_ai.profiles.openai import OpenAIModelProfile
 from pydantic_ai.settings import ModelSettings
 
 
@@ -35,3 +36,9 @@ class ResolvedModel:
 
 # The app does its own backoff (orchestrator/provider_errors.py): SDK retries off.
 NO_SDK_RETRIES: ModelSettings = {"max_retries": 0}
+
+# A streamed answer that ends without a finish reason was cut short (the connection closed a
+# close-delimited or chunked body early): the OpenAI-compatible models then raise ModelAPIError,
+# a network error the turn retries (orchestrator/provider_errors.py), instead of keeping the
+# partial text as the answer.
+STREAMS_MUST_FINISH = OpenAIModelProfile(openai_chat_streaming_requires_finish_reason=True)

@@ -8,6 +8,7 @@ the user interrupted them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from pydantic_ai.messages import (
@@ -33,8 +34,10 @@ def _answered_ids(messages: list[ModelMessage]) -> set[str]:
 
 
 def patch_dangling_tool_calls(
-    messages: list[ModelMessage], error_message: str = INTERRUPTED_MESSAGE
+    messages: list[ModelMessage],
+    error_message: str | Callable[[ToolCallPart], str] = INTERRUPTED_MESSAGE,
 ) -> list[ModelMessage]:
+    """`error_message`: the answer for every unanswered call, or a function of the call."""
     if not messages:
         return messages
     messages = list(messages)
@@ -59,8 +62,12 @@ def patch_dangling_tool_calls(
     ]
     if not missing:
         return messages
+
+    def answer(call: ToolCallPart) -> str:
+        return error_message(call) if callable(error_message) else error_message
+
     returns = [
-        ToolReturnPart(tool_name=p.tool_name, tool_call_id=p.tool_call_id, content=error_message)
+        ToolReturnPart(tool_name=p.tool_name, tool_call_id=p.tool_call_id, content=answer(p))
         for p in missing
     ]
     tail = messages[-1]

@@ -139,6 +139,37 @@ class ProviderWaiting:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Compacted:
+    """From here on the model is sent a summary in place of the transcript's first `upto`
+    messages (the transcript keeps them). kind: window | compact | overflow."""
+
+    type: ClassVar[str] = "compacted"
+    session_id: str
+    kind: str
+    upto: int
+
+    def describe(self) -> str:
+        what = (
+            "the conversation was compacted"
+            if self.kind == "compact"
+            else ("the earlier conversation was summarised to fit the context window")
+        )
+        return (f"{what}: the model is sent a summary of its first {self.upto} message(s) "
+                "from here on (the session keeps every message)")  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttemptDiscarded:
+    """A failed request's partial answer was thrown away; the request is being retried.
+    `text`: what had streamed of it (already shown by a streaming front)."""
+
+    type: ClassVar[str] = "attempt_discarded"
+    session_id: str
+    reason: str
+    text: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Error:
     type: ClassVar[str] = "error"
     session_id: str
@@ -182,6 +213,8 @@ TurnEvent = (
     | Usage
     | Status
     | ProviderWaiting
+    | Compacted
+    | AttemptDiscarded
     | Error
     | Interrupted
     | ResponseComplete

@@ -8,10 +8,12 @@ from enum import Enum
 from pydantic_ai.exceptions import (
     ModelAPIError,
     ModelAuthenticationError,
+    ModelConnectionError,
     ModelContextWindowExceededError,
     ModelNotFoundError,
     ModelRateLimitError,
     ModelRequestRejectedError,
+    ModelRequestTimeout,
     ModelTimeoutError,
 )
 
@@ -94,13 +96,26 @@ def classify_provider_error(exc: BaseException, attempt: int = 0) -> ProviderErr
             ProviderErrorAction.ABORT, f"{model} refused the request (HTTP {status}): {detail}"
         )
     if isinstance(exc, ModelAPIError):
-        # 5xx, overload, connection refused, timeouts.
-        what = f"HTTP {status}" if status else "cannot reach the provider"
-        if isinstance(exc, ModelTimeoutError):
-            what = "no answer in time: see provider_idle_timeout and provider_connect_timeout"
+        # 5xx, overload, connection refused, timeouts, cut or garbled streams.
         return ProviderErrorVerdict(
             ProviderErrorAction.BACKOFF_RETRY,
-            f"{model} failed ({what}): {detail}",
+            f"{model} failed ({_network_failure(exc, status)}): {detail}",
             backoff_delay(attempt, None, status),
         )
     return ProviderErrorVerdict(ProviderErrorAction.ABORT, f"{type(exc).__name__}: {exc}")
+
+
+def _network_failure(exc: ModelAPIError, status: int | None) -> str:
+    if status:
+        return f"HTTP {status}"
+    if isinstance(exc, ModelTimeoutError | ModelRequestTimeout):
+        return "no answer in time: see provider_idle_timeout and provider_connect_timeout"
+    if isinstance(exc, ModelConnectionError):
+        if exc.phase == "read":
+            return "the connection broke while the answer was arriving"
+        return "cannot reach the provider"
+    if type(exc) is ModelAPIError:
+        # pydantic-ai's own verdict on what arrived: a stream that ended without a finish
+        # reason (llm/resolved.py STREAMS_MUST_FINISH), a body that is not JSON.
+        return "the answer arrived incomplete or unreadable"
+    return "the provider failed"

@@ -4,13 +4,14 @@ a frontend draws a restored transcript through the same path as a live one.
 Each user prompt opens a turn (`TurnStart(replayed=True)`: its prompt has not been shown
 yet); answers come as text start/delta/end, tool calls with their results. Thinking stays
 out (it was shown live only); calls still waiting for approval are left to the resumed run,
-which shows them again. A summarised stretch is one status line.
+which shows them again. Where the model started being sent a summary (a compaction), one
+line says so; the messages it stands for are all shown.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -27,7 +28,10 @@ from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.approvals import key_argument, tool_args
 from co_tui.orchestrator.stream import OUTCOME_STATUS, result_text
 
-SUMMARY_NOTE = "earlier conversation summarised"
+if TYPE_CHECKING:
+    from co_tui.compaction import Compaction
+
+SUMMARY_NOTE = "earlier conversation summarised"  # a summary stored by an older co-tui
 
 
 def _prompt_text(content: Any) -> str:
@@ -73,8 +77,13 @@ def _tool(sid: str, call: ToolCallPart, ret: ToolReturnPart) -> Iterator[ev.Turn
     )
 
 
-def replay(messages: Sequence[ModelMessage], session_id: str) -> Iterator[ev.TurnEvent]:
+def replay(
+    messages: Sequence[ModelMessage],
+    session_id: str,
+    compactions: Sequence[Compaction] = (),
+) -> Iterator[ev.TurnEvent]:
     returns = _returns(messages)
+    compacted_at: dict[int, Compaction] = {c.upto: c for c in compactions if c.replacement}
     in_turn = False
     interrupted = False
 
@@ -84,7 +93,9 @@ def replay(messages: Sequence[ModelMessage], session_id: str) -> Iterator[ev.Tur
                 yield ev.Interrupted(session_id=session_id)
             yield ev.TurnEnd(session_id=session_id, interrupted=interrupted)
 
-    for message in messages:
+    for index, message in enumerate(messages):
+        if (compaction := compacted_at.get(index)) is not None:
+            yield ev.Compacted(session_id=session_id, kind=compaction.kind, upto=compaction.upto)
         if isinstance(message, ModelRequest):
             if is_summary(message):
                 yield ev.Status(session_id=session_id, message=SUMMARY_NOTE)
@@ -109,4 +120,6 @@ def replay(messages: Sequence[ModelMessage], session_id: str) -> Iterator[ev.Tur
         if text:
             yield from _text(session_id, "".join(text))
         interrupted = interrupted or message.state == "interrupted"
+    if (compaction := compacted_at.get(len(messages))) is not None:
+        yield ev.Compacted(session_id=session_id, kind=compaction.kind, upto=compaction.upto)
     yield from end_turn()

@@ -75,6 +75,21 @@ class EventStream:
     def thinking_text(self) -> str | None:
         return "".join(self._thinking_parts) or None
 
+    def attempt_mark(self) -> int:
+        """Where the current request's text starts (see discard_attempt)."""
+        return len(self._text_parts)
+
+    def discard_attempt(self, mark: int, reason: str) -> None:
+        """A failed request will be retried: what it streamed since `mark` is not part of
+        the answer. Fronts that showed it are told (AttemptDiscarded)."""
+        self.close_open()
+        text = "".join(self._text_parts[mark:])
+        del self._text_parts[mark:]
+        if text:
+            self.frontend.emit(
+                ev.AttemptDiscarded(session_id=self.session_id, reason=reason, text=text)
+            )
+
     def close_open(self) -> None:
         """End whatever is streaming (before tool events, on errors, on interrupt)."""
         sid = self.session_id

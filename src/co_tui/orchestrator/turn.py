@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic_ai import (
     Agent,
@@ -20,6 +20,7 @@ from pydantic_ai import (
     DeferredToolRequests,
     DeferredToolResults,
     FunctionToolCallEvent,
+    FunctionToolResultEvent,
     PartStartEvent,
     RunCancelled,
     ToolApproved,
@@ -33,6 +34,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    RetryPromptPart,
     ToolCallPart,
     UserPromptPart,
 )
@@ -72,6 +74,16 @@ Sleep = Callable[[float], Awaitable[None]]
 Checkpoint = Callable[[list[ModelMessage], DeferredToolRequests | None], Awaitable[None]]
 
 
+class ToolJournal(Protocol):
+    """Where decided calls are written ahead of their run (sessions.SessionRecorder)."""
+
+    async def calls_decided(self, records: Sequence[ApprovalRecord]) -> None:
+        """Before any of them runs: approved calls as running, denied ones as denied."""
+
+    async def call_finished(self, tool_call_id: str, result: str) -> None:
+        """A decided call returned `result` (what the model is told)."""
+
+
 @dataclass
 class TurnResult:
     messages: list[ModelMessage]
@@ -81,6 +93,7 @@ class TurnResult:
     streamed_text: str = ""
     error: str | None = None
     approvals: list[ApprovalRecord] = field(default_factory=list)
+    save_error: str | None = None  # the turn could not be stored: why (first failure)
 
     @property
     def ok(self) -> bool:
@@ -121,7 +134,9 @@ async def _stream_hop(
     limits: UsageLimits,
     model_settings: ModelSettings | None,
     checkpoint: Callable[[list[ModelMessage]], Awaitable[None]] | None = None,
+    finished: Callable[[str, str], Awaitable[None]] | None = None,
 ) -> AgentRunResult[Any]:
+    """`finished(tool_call_id, result)`: awaited as each tool call returns."""
     result: AgentRunResult[Any] | None = None
     saved = len(history)
     silence = ProviderSilence(stream.frontend, stream.session_id)
@@ -148,6 +163,14 @@ async def _stream_hop(
                 if len(current) > saved:
                     saved = len(current)
                     await checkpoint(list(current))
+            if finished is not None and isinstance(event, FunctionToolResultEvent):
+                part = event.part
+                text = (
+                    part.model_response()
+                    if isinstance(part, RetryPromptPart)
+                    else part.model_response_str()
+                )
+                await finished(part.tool_call_id, text)
             if isinstance(event, AgentRunResultEvent):
                 result = event.result
     if result is None:
@@ -312,10 +335,12 @@ async def run_turn(
     http_retries: int = 2,
     sleep: Sleep = asyncio.sleep,
     on_checkpoint: Checkpoint | None = None,
+    journal: ToolJournal | None = None,
     resume_deferred: DeferredToolRequests | None = None,
 ) -> TurnResult:
     """`resume_deferred`: the approvals a stored session was waiting for; asked first, then
-    the run continues from `history` (which ends with their calls) and `prompt` is unused."""
+    the run continues from `history` (which ends with their calls) and `prompt` is unused.
+    `journal`: decided calls are written there before they run, and again as they return."""
     sid = deps.session_id
     usage = RunUsage()
     limits = UsageLimits(request_limit=request_limit)  # one budget for every hop and retry
@@ -344,20 +369,42 @@ async def run_turn(
         stream.end(output=result.output, interrupted=result.interrupted)
         result.streamed_text = stream.streamed_text
         result.approvals = records
+        result.save_error = save_error
         return result
 
-    save_failed = False
+    save_error: str | None = None
 
     async def checkpoint(msgs: list[ModelMessage], pending: DeferredToolRequests | None) -> None:
-        nonlocal save_failed
-        if on_checkpoint is None:
-            return
+        if on_checkpoint is not None:
+            await saving(on_checkpoint(msgs, pending))
+
+    journaled: set[str] = set()
+
+    async def saving(write: Awaitable[None]) -> None:
+        nonlocal save_error
         try:
-            await on_checkpoint(msgs, pending)
+            await write
         except Exception as exc:  # saving must never break the turn
-            if not save_failed:
-                save_failed = True
-                status(f"could not save the session: {exc}")
+            if save_error is None:
+                save_error = f"could not save the session: {exc}"
+                status(save_error)
+
+    async def decide(requests: DeferredToolRequests) -> DeferredToolResults:
+        """Ask, then write the decisions ahead of the run they start."""
+        nonlocal awaiting_approval
+        awaiting_approval = True
+        batch = len(records)
+        results = await _decide_approvals(requests, deps, frontend, records, messages)
+        awaiting_approval = False
+        if journal is not None:
+            decided = records[batch:]
+            journaled.update(r.tool_call_id for r in decided)
+            await saving(journal.calls_decided(decided))
+        return results
+
+    async def call_finished(tool_call_id: str, result: str) -> None:
+        if journal is not None and tool_call_id in journaled:
+            await saving(journal.call_finished(tool_call_id, result))
 
     async def done(result: TurnResult) -> TurnResult:
         if not (result.interrupted and awaiting_approval):  # else the pending pause stays stored
@@ -375,11 +422,10 @@ async def run_turn(
     try:
         if resume_deferred is not None:
             next_prompt = None
-            awaiting_approval = True
-            deferred = await _decide_approvals(resume_deferred, deps, frontend, records, messages)
-            awaiting_approval = False
+            deferred = await decide(resume_deferred)
         while True:
             hop = _Hop()
+            mark = stream.attempt_mark()
             try:
                 result = await _stream_hop(
                     hop,
@@ -393,14 +439,16 @@ async def run_turn(
                     limits=limits,
                     model_settings=model_settings,
                     checkpoint=(lambda msgs: checkpoint(msgs, None)) if on_checkpoint else None,
+                    finished=call_finished if journal is not None else None,
                 )
             except ModelAPIError as exc:
                 stream.close_open()
                 verdict = classify_provider_error(exc, retries_used)
                 messages = _drop_interrupted_tail(current_messages())
                 if verdict.action is ProviderErrorAction.CONTEXT_OVERFLOW and not compacted:
-                    # Once a turn: the history processor summarises before the retried request.
+                    # Once a turn: the context window (SendWindow) summarises before the retry.
                     compacted = True
+                    stream.discard_attempt(mark, verdict.message)
                     deps.compact_next_request = True
                     next_prompt, deferred = None, None
                     status(f"{verdict.message}; compacting the history")
@@ -417,6 +465,7 @@ async def run_turn(
                     raise _Aborted(verdict_msg) from exc
                 retries_used += 1
                 deferred = None
+                stream.discard_attempt(mark, verdict.message)
                 if verdict.action is ProviderErrorAction.REFLECT:
                     next_prompt = (
                         f"The provider rejected the previous request: {verdict.message}. "
@@ -439,9 +488,7 @@ async def run_turn(
             if isinstance(result.output, DeferredToolRequests):
                 report_usage()
                 await checkpoint(messages, result.output)
-                awaiting_approval = True
-                deferred = await _decide_approvals(result.output, deps, frontend, records, messages)
-                awaiting_approval = False
+                deferred = await decide(result.output)
                 continue
             output = result.output if isinstance(result.output, str) else str(result.output)
             return await done(TurnResult(messages, output, usage))
@@ -466,7 +513,7 @@ async def run_turn(
         message = f"the turn failed: {type(exc).__name__}: {exc}"
         frontend.emit(ev.Error(session_id=sid, message=message))
         with contextlib.suppress(Exception):
-            messages = current_messages()
+            messages = _drop_interrupted_tail(current_messages())  # a cut answer is not one
         return await done(
             TurnResult(patch_dangling_tool_calls(messages), None, usage, error=message)
         )

@@ -8,7 +8,8 @@ subreaper: when the command's shell exits, every descendant is killed, those tha
 process group (setsid, nohup, a double fork) included, and the call returns at once even if
 one of them held the output open. A timeout or a cancel sends SIGTERM to the reaper, which
 kills everything; SIGKILL of the process group follows after a grace. Elsewhere (macOS) the
-command's process group is killed instead: what left the group survives there.
+command's process group is killed instead: what left the group survives there. A cancelled
+call returns only once the command is gone.
 """
 
 from __future__ import annotations
@@ -45,11 +46,6 @@ def restricted_env(workspace: Path) -> dict[str, str]:
 def kill_process_group(proc: asyncio.subprocess.Process) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _kill_group_if_running(proc: asyncio.subprocess.Process) -> None:
-    if proc.returncode is None:  # not reaped yet: its pid (the group's id) is still ours
-        kill_process_group(proc)
 
 
 async def _stop(proc: asyncio.subprocess.Process, *, graceful: bool) -> None:
@@ -104,12 +100,11 @@ async def run_in_process_group(
         await _stop(proc, graceful=graceful)
     except asyncio.CancelledError:
         pump_task.cancel()
-        if graceful:
-            with contextlib.suppress(ProcessLookupError):
-                proc.terminate()
-            asyncio.get_running_loop().call_later(KILL_GRACE_S, _kill_group_if_running, proc)
-        else:
-            kill_process_group(proc)
+        # Cancelled (Ctrl+C, SIGTERM, SIGHUP): co-tui may exit right after, so the command
+        # is gone before the cancellation goes on, whatever else cancels meanwhile.
+        stopping = asyncio.ensure_future(_stop(proc, graceful=graceful))
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(stopping)
         raise
     # The leader is gone. Children it left in the background may hold the pipe open:
     # drain briefly, then the whole group goes.

@@ -11,11 +11,15 @@ Start-up draws the first frame before anything heavy: the agent (pydantic-ai, pr
 and the sandbox are built in a worker after it. Tests inject `bundle` and `deps`. In a project
 whose settings would widen what co-tui may do (co_tui.trust), that worker first asks whether
 to trust it (once per settings file), before anything those settings would start.
+
+SIGTERM and SIGHUP (the terminal closed) cancel the running turn as Ctrl+C does, then the
+app exits with 128 + the signal's number (co_tui/signals.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -28,6 +32,7 @@ from textual.worker import Worker
 
 from co_tui.config import Settings, user_data_dir
 from co_tui.session import ChatSession
+from co_tui.signals import StopSignals, exit_code_for
 from co_tui.trust import NOT_TRUSTED, PROJECT_FILE, ProjectTrust, what_it_would_do
 from co_tui.tui.frontend import TuiFrontend
 from co_tui.tui.idle_gc import IdleCollector
@@ -48,6 +53,7 @@ from co_tui.tui.widgets.prompt import PromptHistory
 
 if TYPE_CHECKING:
     from pydantic_ai import DeferredToolRequests
+    from textual.driver import Driver
 
     from co_tui.agent import AgentBundle
     from co_tui.deps import CoDeps
@@ -105,19 +111,30 @@ class CoApp(App[None]):
             settings, frontend=self.frontend, store=session_store, bundle=bundle, deps=deps
         )
         self.idle_gc = IdleCollector(self)
+        self.stop_signals = StopSignals(self.stop_for_signal)
 
     @property
     def settings(self) -> Settings:
         return self.session.settings
 
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        if driver.__module__ == "textual.drivers.linux_driver":  # a terminal: it may hang up
+            from co_tui.tui.driver import HangupSafeDriver
+
+            return HangupSafeDriver
+        return driver
+
     # -- start-up --
     def on_unmount(self) -> None:
+        self.stop_signals.uninstall()
         self.idle_gc.uninstall()
 
     def get_default_screen(self) -> ChatScreen:
         return self.chat
 
     def on_mount(self) -> None:
+        self.stop_signals.install()
         self.idle_gc.install()
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
@@ -315,6 +332,21 @@ class CoApp(App[None]):
     def action_cancel_turn(self) -> None:
         self.cancel_turn()
 
+    def stop_for_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: cancel the turn as Ctrl+C does, wait until it is saved and its
+        commands are gone, then exit with 128 + signum."""
+        self.run_worker(self._exit_after_turn(exit_code_for(signum)), group="exit")
+
+    async def _exit_after_turn(self, code: int) -> None:
+        from textual.worker import WorkerError
+
+        worker = self._turn_worker
+        self.cancel_turn()
+        if worker is not None:
+            with contextlib.suppress(WorkerError):
+                await worker.wait()
+        self.exit(return_code=code)
+
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _run_turn(self, prompt: str, pending: DeferredToolRequests | None = None) -> None:
         self.idle_gc.busy()
@@ -425,6 +457,8 @@ class CoApp(App[None]):
             await session.replace_history(outcome.history)
             if not outcome.history:
                 self.chat.post_message(ConversationCleared())
+        else:
+            await session.save()  # what a command changed outside the history (/compact)
         self.refresh_status()
 
     def show_output(self, content: object) -> None:
@@ -470,9 +504,13 @@ class CoApp(App[None]):
     def _show_restored(self, loaded: LoadedSession) -> None:
         """The stored conversation, through the same events as a live one; a call that was
         waiting for approval is asked about again."""
+        from co_tui.orchestrator import events as ev
         from co_tui.orchestrator.replay import replay
 
-        events = list(replay(self.session.history, self.session.session_id))
+        sid = self.session.session_id
+        events = list(replay(self.session.history, sid, self.session.window.compactions))
+        if notice := loaded.unfinished_notice():
+            events.append(ev.Status(session_id=sid, message=notice, level="warning"))
         self.chat.post_message(TranscriptRestored(events, VISIBLE_ITEMS))
         self.chat.note = f"resumed: {loaded.info.title or loaded.info.id[:8]}"
         self.refresh_status()

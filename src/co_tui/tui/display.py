@@ -83,6 +83,8 @@ _MAIN_TARGETS: dict[type, tuple[Target, ...]] = {
     ev.Usage: (Target.SIDEBAR,),
     ev.Status: (Target.TRANSCRIPT,),
     ev.ProviderWaiting: (),  # the status bar's (the chat screen follows it)
+    ev.Compacted: (Target.TRANSCRIPT,),
+    ev.AttemptDiscarded: (Target.TRANSCRIPT,),
     ev.Error: (Target.TRANSCRIPT,),
     ev.Interrupted: (),  # TurnEnd(interrupted=True) follows and says it
     ev.ResponseComplete: (),

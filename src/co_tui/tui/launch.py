@@ -7,9 +7,10 @@ from co_tui.trust import LoadedSettings
 
 def launch_app(
     loaded: LoadedSettings, *, continue_latest: bool = False, resume: str | None = None
-) -> None:
+) -> int:
     """`loaded` as every launcher loads them (co_tui.trust.load_project_settings, with the
-    caller's overrides): the settings that apply, and the project the app may ask about."""
+    caller's overrides): the settings that apply, and the project the app may ask about.
+    Returns the exit code (128 + n when signal n stopped the app)."""
     import os
 
     # A full-screen app owns the terminal: nothing else may print a banner into it.
@@ -25,3 +26,4 @@ def launch_app(
         import asyncio
 
         asyncio.run(app.session.aclose())  # the sandbox and the session store
+    return app.return_code or 0

@@ -95,6 +95,10 @@ class Transcript(VerticalScroll):
                 self.add(Note(approval_line(record), "decision"))
             case ev.Status(message=text, level=level):
                 self.add(Note(text, level))
+            case ev.Compacted() as compacted:
+                self.add(Note(compacted.describe(), "info"))
+            case ev.AttemptDiscarded(reason=reason):
+                self._discard_answer(reason)
             case ev.Error(message=text):
                 self.add(Note(text, "error"))
             case ev.TurnEnd(interrupted=interrupted):
@@ -106,6 +110,12 @@ class Transcript(VerticalScroll):
         if self._current is not None:
             self._current.finish(interrupted)
             self._current = None
+
+    def _discard_answer(self, reason: str) -> None:
+        """A failed attempt's partial answer goes; the retried attempt answers instead."""
+        if self._answers:
+            self._answers.pop().remove()
+        self.add(Note(f"discarded a partial answer ({reason})", "warning"))
 
     def _tool_result(self, result: ev.ToolResult) -> None:
         block = self._tools.get(result.tool_call_id)
@@ -223,6 +233,8 @@ def restored_items(events: Iterable[ev.TurnEvent]) -> list[WidgetFactory]:
                 items.append(partial(_restored_tool, calls.get(result.tool_call_id), result))
             case ev.Status(message=text, level=level):
                 items.append(partial(Note, text, level))
+            case ev.Compacted() as compacted:
+                items.append(partial(Note, compacted.describe(), "info"))
             case ev.Error(message=text):
                 items.append(partial(Note, text, "error"))
             case ev.TurnEnd(interrupted=True):

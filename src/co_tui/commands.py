@@ -289,9 +289,12 @@ async def _compact(ctx: CommandContext, arg: str) -> None:
     model = ctx.bundle.summarizer or ctx.agent.model
     try:
         result = await compact_conversation(
-            ctx.deps.context_window, ctx.message_history, model, focus=arg,
+            ctx.deps.context_window,
+            ctx.message_history,
+            model,
+            focus=arg,
             retries=ctx.settings.model_http_retries,
-        )  # fmt: skip
+        )
     except Exception as exc:  # the summariser failed: the model keeps being sent what it was
         ctx.show(f"Could not compact the conversation: {type(exc).__name__}: {exc}")
         return

@@ -183,16 +183,24 @@ async def test_an_approved_call_is_written_as_running_before_it_runs(tmp_path: P
     import sys
 
     db = tmp_path / "s.db"
-    peek = (f"{sys.executable} -c \"import sqlite3; print(sqlite3.connect('{db}')"
-            ".execute('SELECT state, decision FROM tool_runs').fetchall(), sqlite3.connect("
-            f"'{db}').execute('SELECT pending IS NULL FROM sessions').fetchall())\"")  # fmt: skip
+    peek = (
+        f"{sys.executable} -c \"import sqlite3; print(sqlite3.connect('{db}')"
+        ".execute('SELECT state, decision FROM tool_runs').fetchall(), sqlite3.connect("
+        f"'{db}').execute('SELECT pending IS NULL FROM sessions').fetchall())\""
+    )
     model = ScriptedModel([Call("run_shell_command", {"cmd": peek}, "c1")], ["Seen."])
     store = SessionStore(db)
     rec = SessionRecorder(store, "s1", cwd=tmp_path)
     rec.begin_turn("peek")
-    result = await run_turn(make_bundle(model.model).agent, "peek", deps=make_deps(tmp_path),
-                            history=[], frontend=RecordingFrontend([ApprovalDecision.APPROVE]),
-                            on_checkpoint=rec.checkpoint, journal=rec)  # fmt: skip
+    result = await run_turn(
+        make_bundle(model.model).agent,
+        "peek",
+        deps=make_deps(tmp_path),
+        history=[],
+        frontend=RecordingFrontend([ApprovalDecision.APPROVE]),
+        on_checkpoint=rec.checkpoint,
+        journal=rec,
+    )
     assert result.ok and result.save_error is None
     output = str(tool_returns(result.messages)[0].content)
     assert "[('running', 'approve')] [(1,)]" in output  # running, and no longer pending

@@ -181,9 +181,13 @@ def open_session(
     config = Settings(**settings)
     bundle = build_agent(config, model=scripted.model, instructions="t", summarizer=summary_model)
     session = ChatSession(
-        config, workspace=tmp_path, store=SessionStore(tmp_path / "sessions.db"),
-        bundle=bundle, deps=make_deps(tmp_path, config), frontend=RecordingFrontend(),
-    )  # fmt: skip
+        config,
+        workspace=tmp_path,
+        store=SessionStore(tmp_path / "sessions.db"),
+        bundle=bundle,
+        deps=make_deps(tmp_path, config),
+        frontend=RecordingFrontend(),
+    )
     if resume is not None:
         session.open_stored(resume=resume)
     session.build()
@@ -196,8 +200,9 @@ async def test_every_request_stays_within_max_history_messages(
 ) -> None:
     turns = 16
     scripted = ScriptedModel(*[r for n in range(turns) for r in tool_turn_script(n)])
-    session = open_session(tmp_path, scripted, summariser("summary")[0],
-                           max_history_messages=max_messages)  # fmt: skip
+    session = open_session(
+        tmp_path, scripted, summariser("summary")[0], max_history_messages=max_messages
+    )
     for n in range(turns):
         result = await session.run(f"question {n}")
         assert result.ok and result.output == f"answer {n}"
@@ -253,8 +258,13 @@ async def test_a_resumed_session_goes_on_from_the_stored_summary(tmp_path: Path)
 
 
 def prompts_of(messages: list[ModelMessage]) -> list[str]:
-    return [str(p.content) for m in messages if isinstance(m, ModelRequest) for p in m.parts
-            if isinstance(p, UserPromptPart) and not is_summary(m)]  # fmt: skip
+    return [
+        str(p.content)
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, UserPromptPart) and not is_summary(m)
+    ]
 
 
 # -- a failing summariser ------------------------------------------------------------------------
@@ -300,8 +310,11 @@ async def test_a_summary_that_fails_with_a_provider_error_is_retried_per_the_pol
 
     from co_tui.context_window import SendWindow
 
-    send = next(c for c in session.bundle.agent._root_capability.capabilities  # type: ignore[union-attr]
-                if isinstance(c, SendWindow))  # fmt: skip
+    send = next(
+        c
+        for c in session.bundle.agent._root_capability.capabilities  # type: ignore[union-attr]
+        if isinstance(c, SendWindow)
+    )
     send.sleep = no_wait
     for n in range(3):
         assert (await session.run(f"question {n}")).ok
@@ -370,17 +383,24 @@ async def test_compact_sends_a_summary_from_now_on_and_keeps_the_conversation(
     session.history = [m for n in range(10) for m in tool_turn(n, "output " * 200)]
     before = list(session.history)
     shown: list[object] = []
-    ctx = commands.CommandContext(session.history, session.deps, session.bundle,  # type: ignore[arg-type]
-                                  session.settings, shown.append)  # fmt: skip
+    ctx = commands.CommandContext(
+        session.history,
+        session.deps,
+        session.bundle,  # type: ignore[arg-type]
+        session.settings,
+        shown.append,
+    )
     outcome = await commands.dispatch(ctx, "/compact the tool outputs")
     assert outcome.known and outcome.history is None and session.history == before
     assert "Pay particular attention to: the tool outputs" in prompts[0]
     after = list(session.window.current.replacement)  # type: ignore[union-attr]
     assert len(after) == 2 and is_summary(after[0]) and isinstance(after[1], ModelResponse)
     tokens_before, tokens_after = approx_tokens(before), approx_tokens(after)
-    assert shown == [f"Compacted 40 message(s) into 2: about {tokens_before:,} → "
-                     f"{tokens_after:,} tokens ({tokens_before - tokens_after:,} saved). "
-                     "The full conversation stays in the session."]  # fmt: skip
+    assert shown == [
+        f"Compacted 40 message(s) into 2: about {tokens_before:,} → "
+        f"{tokens_after:,} tokens ({tokens_before - tokens_after:,} saved). "
+        "The full conversation stays in the session."
+    ]
     await session.save()
     assert (await session.run("next")).output == "after compacting"
     sent = scripted.seen[0]
@@ -396,8 +416,13 @@ async def test_compact_failure_keeps_what_is_sent(tmp_path: Path) -> None:
     session = open_session(tmp_path, ScriptedModel(), model)
     session.history = tool_turn(1)
     shown: list[object] = []
-    ctx = commands.CommandContext(session.history, session.deps, session.bundle,  # type: ignore[arg-type]
-                                  session.settings, shown.append)  # fmt: skip
+    ctx = commands.CommandContext(
+        session.history,
+        session.deps,
+        session.bundle,  # type: ignore[arg-type]
+        session.settings,
+        shown.append,
+    )
     outcome = await commands.dispatch(ctx, "/compact")
     assert outcome.history is None and "Could not compact" in str(shown[0])
     assert session.window.current is None

@@ -269,21 +269,32 @@ def test_the_database_is_in_the_user_data_dir(isolated_env: Path) -> None:
 
 
 def paused_on(call_ids: list[str]) -> tuple[list[ModelMessage], DeferredToolRequests]:
-    calls = [ToolCallPart(tool_name="run_shell_command", args={"cmd": f"echo {c}"},
-                          tool_call_id=c) for c in call_ids]  # fmt: skip
-    messages: list[ModelMessage] = [*turn(0), ModelRequest(parts=[UserPromptPart(content="go")]),
-                                    ModelResponse(parts=calls)]  # fmt: skip
+    calls = [
+        ToolCallPart(tool_name="run_shell_command", args={"cmd": f"echo {c}"}, tool_call_id=c)
+        for c in call_ids
+    ]
+    messages: list[ModelMessage] = [
+        *turn(0),
+        ModelRequest(parts=[UserPromptPart(content="go")]),
+        ModelResponse(parts=calls),
+    ]
     return messages, DeferredToolRequests(approvals=calls)
 
 
 def run(call_id: str, state: sessions.ToolRunState, decision: str = "approve") -> sessions.ToolRun:
-    return sessions.ToolRun(call_id, "run_shell_command", {"cmd": f"echo {call_id}"}, decision,
-                            state)  # fmt: skip
+    return sessions.ToolRun(
+        call_id, "run_shell_command", {"cmd": f"echo {call_id}"}, decision, state
+    )
 
 
 def answers(messages: list[ModelMessage]) -> dict[str, str]:
-    return {p.tool_call_id: str(p.content) for m in messages if isinstance(m, ModelRequest)
-            for p in m.parts if isinstance(p, ToolReturnPart)}  # fmt: skip
+    return {
+        p.tool_call_id: str(p.content)
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart)
+    }
 
 
 def test_a_call_decided_but_never_finished_is_reported_and_never_asked_again(
@@ -291,8 +302,9 @@ def test_a_call_decided_but_never_finished_is_reported_and_never_asked_again(
 ) -> None:
     messages, pending = paused_on(["run1", "done1", "no1"])
     store.save("s1", messages, pending=pending)
-    store.calls_started("s1", [run("run1", "running"), run("done1", "running"),
-                               run("no1", "denied", "deny")])  # fmt: skip
+    store.calls_started(
+        "s1", [run("run1", "running"), run("done1", "running"), run("no1", "denied", "deny")]
+    )
     store.call_finished("s1", "done1", "exit code 0\ndone1")
     loaded = SessionStore(store.path).load("s1")
     assert loaded.pending is None and not loaded.info.has_pending  # nothing to ask again
@@ -316,8 +328,9 @@ def test_a_pause_nobody_answered_is_still_pending(store: SessionStore) -> None:
 def test_a_journal_argument_with_escape_codes_is_shown_visibly(store: SessionStore) -> None:
     messages, pending = paused_on(["c1"])
     store.save("s1", messages, pending=pending)
-    hostile = sessions.ToolRun("c1", "run_shell_command", {"cmd": "rm x\x1b[2J\x1b]0;hi\x07"},
-                               "approve", "running")  # fmt: skip
+    hostile = sessions.ToolRun(
+        "c1", "run_shell_command", {"cmd": "rm x\x1b[2J\x1b]0;hi\x07"}, "approve", "running"
+    )
     store.calls_started("s1", [hostile])
     notice = SessionStore(store.path).load("s1").unfinished_notice()
     assert notice is not None and "\x1b" not in notice and "\x07" not in notice
@@ -371,8 +384,10 @@ def test_a_schema_1_database_is_upgraded_in_place(tmp_path: Path) -> None:
     conn = sqlite3.connect(db)
     conn.executescript(SCHEMA_1)
     rows = [("old", seq, m.kind, sessions.encode_message(m)) for seq, m in enumerate(turn(0))]
-    conn.execute("INSERT INTO sessions (id, title, created, updated, format_version, turns, "
-                 "message_count) VALUES ('old', 'from v1', 1, 1, 1, 1, 4)")  # fmt: skip
+    conn.execute(
+        "INSERT INTO sessions (id, title, created, updated, format_version, turns, "
+        "message_count) VALUES ('old', 'from v1', 1, 1, 1, 1, 4)"
+    )
     conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?)", rows)
     conn.commit()
     conn.close()

@@ -152,10 +152,12 @@ class Compacted:
         what = (
             "the conversation was compacted"
             if self.kind == "compact"
-            else ("the earlier conversation was summarised to fit the context window")
+            else "the earlier conversation was summarised to fit the context window"
         )
-        return (f"{what}: the model is sent a summary of its first {self.upto} message(s) "
-                "from here on (the session keeps every message)")  # fmt: skip
+        return (
+            f"{what}: the model is sent a summary of its first {self.upto} message(s) "
+            "from here on (the session keeps every message)"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

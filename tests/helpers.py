@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Sequence
+import signal
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
 
 from co_tui.agent import AgentBundle, build_agent
 from co_tui.config import Settings
 from co_tui.deps import CoDeps, create_deps
+from co_tui.history import is_summary
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 
 
@@ -71,6 +75,17 @@ def tool_returns(messages: Sequence[ModelMessage]) -> list[ToolReturnPart]:
     ]
 
 
+def user_prompts(messages: Sequence[ModelMessage]) -> list[str]:
+    """What the user typed, in order (a summary of earlier turns is not a prompt)."""
+    return [
+        str(p.content)
+        for m in messages
+        if isinstance(m, ModelRequest) and not is_summary(m)
+        for p in m.parts
+        if isinstance(p, UserPromptPart)
+    ]
+
+
 def make_bundle(model: Any, settings: Settings | None = None) -> AgentBundle:
     return build_agent(settings or Settings(), model=model)
 
@@ -95,10 +110,8 @@ def engine_unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-def processes_in(folder: Path) -> list[str]:
-    """The command lines of live processes whose working directory is in `folder` (Linux):
-    a command run in a workspace, and whatever it started, works there."""
-    found = []
+def _live_processes_in(folder: Path) -> Iterator[tuple[int, str]]:
+    """(pid, command line) of live processes whose working directory is in `folder`."""
     for entry in Path("/proc").iterdir():
         try:
             cwd = Path(os.readlink(entry / "cwd"))
@@ -107,5 +120,36 @@ def processes_in(folder: Path) -> list[str]:
         except (OSError, ValueError, IndexError):  # not a process, or gone meanwhile
             continue
         if state != "Z" and cwd.is_relative_to(folder):
-            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace").strip())
-    return found
+            yield int(entry.name), cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
+
+
+def processes_in(folder: Path) -> list[str]:
+    """The command lines of live processes whose working directory is in `folder` (Linux):
+    a command run in a workspace, and whatever it started, works there."""
+    return [cmdline for _pid, cmdline in _live_processes_in(folder)]
+
+
+def kill_processes_in(folder: Path) -> None:
+    """End what a SIGKILLed co-tui left running in `folder` (it could not stop it)."""
+    for pid, _cmdline in _live_processes_in(folder):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            continue
+
+
+def wait_for(
+    condition: Callable[[], object],
+    what: str,
+    proc: subprocess.Popen[Any] | None = None,
+    timeout: float = 60,
+) -> None:
+    """Poll until `condition()` holds; fail naming `what` when time runs out or `proc`
+    (a co-tui process the condition depends on) exits first."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"co-tui exited ({proc.returncode}) before {what}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {timeout:g}s waiting for {what}")
+        time.sleep(0.02)

@@ -16,8 +16,6 @@ import struct
 import subprocess
 import sys
 import termios
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -32,7 +30,7 @@ from pydantic_ai.messages import (
 
 from co_tui.sessions import SessionStore
 from co_tui.signals import cancelled_by_stop_signals
-from tests.helpers import processes_in
+from tests.helpers import processes_in, wait_for
 from tests.servers.fake_openai import serve, text, tool_call
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
@@ -53,19 +51,6 @@ def env_for(url: str, **extra: str) -> dict[str, str]:
         "CO_TUI_SANDBOX_BACKEND": "subprocess",
         **extra,
     }
-
-
-def wait_for(
-    condition: Callable[[], object], what: str, proc: subprocess.Popen[bytes], timeout: float = 60
-) -> None:
-    """Poll until `condition()` holds; fail naming `what` when co-tui exits or time runs out."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if proc.poll() is not None:
-            raise AssertionError(f"co-tui exited ({proc.returncode}) before {what}")
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout:g}s waiting for {what}")
-        time.sleep(0.02)
 
 
 def stored_messages(isolated_env: Path) -> list[ModelMessage]:

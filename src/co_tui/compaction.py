@@ -61,6 +61,12 @@ class ContextWindow:
             return transcript_index
         return len(compaction.replacement) + max(0, transcript_index - compaction.upto)
 
+    @property
+    def trim_through(self) -> int:
+        """Tool returns before this transcript index are trimmed (after an overflow)."""
+        compaction = self.current
+        return compaction.trim_through if compaction is not None else 0
+
     def compacted_upto(self) -> int:
         compaction = self.current
         return compaction.upto if compaction is not None else 0

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
@@ -38,7 +38,7 @@ from pydantic_ai.messages import (
     TextPart,
     UserPromptPart,
 )
-from pydantic_ai.models import Model
+from pydantic_ai.models import Model, ModelRequestContext
 
 from co_tui.compaction import Compaction, ContextWindow
 from co_tui.history import (
@@ -52,7 +52,11 @@ from co_tui.history import (
     summary_request,
     trim_old_tool_output,
 )
+from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
+
+if TYPE_CHECKING:
+    from co_tui.deps import CoDeps
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -147,7 +151,7 @@ async def compact_conversation(
 
 
 @dataclass
-class SendWindow(AbstractCapability[Any]):
+class SendWindow(AbstractCapability["CoDeps"]):
     """Builds each request from the transcript (see the module's docstring); the run's
     history itself is left as it is."""
 
@@ -157,19 +161,19 @@ class SendWindow(AbstractCapability[Any]):
     retries: int = 2
     sleep: Sleep = asyncio.sleep
 
-    async def before_model_request(self, ctx: RunContext[Any], request_context: Any) -> Any:
-        deps = ctx.deps
-        window: ContextWindow | None = getattr(deps, "context_window", None)
-        if window is None:  # a run without a session (a bare agent): trimming only
-            window = ContextWindow()
+    async def before_model_request(
+        self, ctx: RunContext[CoDeps], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        deps, window = ctx.deps, ctx.deps.context_window
         messages = list(request_context.messages)
         view: list[ModelMessage] | None = None
-        if getattr(deps, "compact_next_request", False):
+        if deps.compact_next_request:
             deps.compact_next_request = False
             view = await self._compact_for_overflow(ctx, window, messages)
         if view is None:
             view = await self._keep_within_limit(ctx, window, messages)
-        request_context.messages = self._trimmed(window, view, messages)
+        through = window.view_index(window.trim_through)
+        request_context.messages = trim_old_tool_output(view, self.trim_chars, through=through)
         return request_context
 
     @classmethod
@@ -178,7 +182,7 @@ class SendWindow(AbstractCapability[Any]):
 
     # -- the window --
     async def _keep_within_limit(
-        self, ctx: RunContext[Any], window: ContextWindow, messages: list[ModelMessage]
+        self, ctx: RunContext[CoDeps], window: ContextWindow, messages: list[ModelMessage]
     ) -> list[ModelMessage]:
         view = window.view(messages)
         split = window_split(view, self.max_messages)
@@ -194,12 +198,12 @@ class SendWindow(AbstractCapability[Any]):
             summary = await self._summary(ctx, window, view[head:tail], turn)
         if summary is None:
             return [*view[:head], marker_request(tail - head), *view[tail:]]
-        compaction = Compaction(upto, (*view[:head], summary), "window", self._trim_through(window))
+        compaction = Compaction(upto, (*view[:head], summary), "window", window.trim_through)
         self._adopt(ctx, window, compaction)
         return window.view(messages)
 
     async def _compact_for_overflow(
-        self, ctx: RunContext[Any], window: ContextWindow, messages: list[ModelMessage]
+        self, ctx: RunContext[CoDeps], window: ContextWindow, messages: list[ModelMessage]
     ) -> list[ModelMessage] | None:
         """Everything before the current turn as one summary; the turn's outputs trimmed
         too. None when there is nothing before the turn to summarise."""
@@ -223,20 +227,10 @@ class SendWindow(AbstractCapability[Any]):
         self._adopt(ctx, window, Compaction(upto, (summary,), "overflow", len(messages)))
         return window.view(messages)
 
-    def _trim_through(self, window: ContextWindow) -> int:
-        current = window.current
-        return current.trim_through if current is not None else 0
-
-    def _trimmed(
-        self, window: ContextWindow, view: list[ModelMessage], messages: list[ModelMessage]
-    ) -> list[ModelMessage]:
-        through = window.view_index(self._trim_through(window))
-        return trim_old_tool_output(view, self.trim_chars, through=through)
-
     # -- summaries --
     async def _summary(
         self,
-        ctx: RunContext[Any],
+        ctx: RunContext[CoDeps],
         window: ContextWindow,
         middle: Sequence[ModelMessage],
         turn: int,
@@ -257,23 +251,17 @@ class SendWindow(AbstractCapability[Any]):
         window.retry_at_turn = None
         return summary_request(text)
 
-    def _adopt(self, ctx: RunContext[Any], window: ContextWindow, compaction: Compaction) -> None:
+    def _adopt(
+        self, ctx: RunContext[CoDeps], window: ContextWindow, compaction: Compaction
+    ) -> None:
         window.compactions.append(compaction)
-        frontend = getattr(ctx.deps, "frontend", None)
-        if frontend is not None:
-            from co_tui.orchestrator import events as ev
+        sid, kind, upto = ctx.deps.session_id, compaction.kind, compaction.upto
+        self._emit(ctx, ev.Compacted(session_id=sid, kind=kind, upto=upto))
 
-            frontend.emit(
-                ev.Compacted(
-                    session_id=ctx.deps.session_id, kind=compaction.kind, upto=compaction.upto
-                )
-            )
+    def _warn(self, ctx: RunContext[CoDeps], message: str) -> None:
+        self._emit(ctx, ev.Status(session_id=ctx.deps.session_id, message=message, level="warning"))
 
-    def _warn(self, ctx: RunContext[Any], message: str) -> None:
-        frontend = getattr(ctx.deps, "frontend", None)
-        if frontend is not None:
-            from co_tui.orchestrator import events as ev
-
-            frontend.emit(
-                ev.Status(session_id=ctx.deps.session_id, message=message, level="warning")
-            )
+    @staticmethod
+    def _emit(ctx: RunContext[CoDeps], event: ev.TurnEvent) -> None:
+        if ctx.deps.frontend is not None:  # set by run_turn; a bare run has nobody to tell
+            ctx.deps.frontend.emit(event)

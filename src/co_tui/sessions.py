@@ -220,7 +220,8 @@ def _settle_unanswered(
 
     def answer(call: ToolCallPart) -> str:
         run = runs.get(call.tool_call_id)
-        if run is None:
+        # A model may reuse an id: only the record of this very call answers for it.
+        if run is None or (run.tool_name, run.args) != (call.tool_name, call.args_as_dict()):
             return NO_RECORD
         if run.state != "denied":
             unfinished.append(run)

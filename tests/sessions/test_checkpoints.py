@@ -12,11 +12,9 @@ from typing import Any
 
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelRequest,
     ModelResponse,
     TextPart,
     ToolCallPart,
-    UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
@@ -24,12 +22,15 @@ from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalRequest
 from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
 from co_tui.sessions import SessionRecorder, SessionStore
-from tests.helpers import Call, ScriptedModel, Think, make_bundle, make_deps, tool_returns
-
-
-def prompts_of(messages: list[ModelMessage]) -> list[str]:
-    return [str(p.content) for m in messages if isinstance(m, ModelRequest) for p in m.parts
-            if isinstance(p, UserPromptPart)]  # fmt: skip
+from tests.helpers import (
+    Call,
+    ScriptedModel,
+    Think,
+    make_bundle,
+    make_deps,
+    tool_returns,
+    user_prompts,
+)
 
 
 class SnapshotStore(SessionStore):
@@ -161,7 +162,7 @@ async def test_a_pending_approval_survives_a_restart(tmp_path: Path) -> None:
     assert "created" in (result.output or "")
     again = SessionStore(db).load("s1")
     assert again.pending is None and again.messages == result.messages
-    assert prompts_of(again.messages) == ["make the file"]
+    assert user_prompts(again.messages) == ["make the file"]
     assert [p.tool_call_id for p in tool_returns(again.messages)] == ["c7"]
 
 

@@ -14,45 +14,22 @@ import subprocess
 import termios
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
-from co_tui.history import is_summary
 from co_tui.sessions import UNFINISHED_CALL, SessionStore
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.items import Note
 from co_tui.tui.widgets.tool_call import ToolCallBlock
+from tests.helpers import kill_processes_in, user_prompts, wait_for
 from tests.servers.fake_openai import serve, stall_before_headers, text, tool_call
 from tests.sessions.test_cli_sessions import CLI, db_path, env_for, run_cli
-from tests.sessions.test_resume_pilot import make_app, wait_for
-from tests.tui.helpers import SIZE
+from tests.sessions.test_resume_pilot import make_app
+from tests.tui.helpers import SIZE, wait_until
 
 MARKER_COMMAND = "echo ran >> marker.txt && sleep 20"
-
-
-def poll(condition: Callable[[], bool], what: str, timeout_s: float = 60) -> None:
-    """Wait for `condition`; the test fails when it never holds."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"never happened: {what}")
-
-
-def kill_leftovers(workspace: Path) -> None:
-    """A SIGKILLed co-tui cannot stop its command: end whatever still runs in `workspace`."""
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            if Path(os.readlink(proc / "cwd")) == workspace:
-                os.kill(int(proc.name), signal.SIGKILL)
-        except OSError:
-            continue
 
 
 def cli_env(url: str) -> dict[str, str]:
@@ -66,16 +43,6 @@ def tool_answers(messages: list[Any]) -> list[str]:
         if isinstance(m, ModelRequest)
         for p in m.parts
         if isinstance(p, ToolReturnPart)
-    ]
-
-
-def user_prompts(messages: list[Any]) -> list[str]:
-    return [
-        str(p.content)
-        for m in messages
-        if isinstance(m, ModelRequest) and not is_summary(m)
-        for p in m.parts
-        if isinstance(p, UserPromptPart)
     ]
 
 
@@ -96,12 +63,12 @@ async def test_sigkill_while_an_approved_command_runs_never_runs_it_again(
             stderr=subprocess.PIPE,
         )
         try:
-            poll(marker.exists, "the approved command started")
+            wait_for(marker.exists, "the approved command started")
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
         finally:
             proc.kill()
-            kill_leftovers(workspace)
+            kill_processes_in(workspace)
         db = db_path(isolated_env)
         sid = SessionStore(db).latest(str(workspace.resolve()))
         assert sid is not None and not sid.has_pending
@@ -110,8 +77,10 @@ async def test_sigkill_while_an_approved_command_runs_never_runs_it_again(
         app = make_app(lambda *_: None, workspace, db, continue_latest=True)
         async with app.run_test(size=SIZE) as pilot:
             await app.wait_ready()
-            await wait_for(
-                pilot, lambda: any(isinstance(w, ToolCallBlock) for w in app.chat.transcript.items)
+            await wait_until(
+                pilot,
+                lambda: any(isinstance(w, ToolCallBlock) for w in app.chat.transcript.items),
+                "the restored tool call",
             )
             for _ in range(10):
                 await pilot.pause()
@@ -160,13 +129,13 @@ def test_sigkill_in_every_phase_keeps_what_was_said(tmp_path: Path, isolated_env
                 stderr=subprocess.PIPE,
             )
             try:
-                poll(started, f"turn {prompt!r} under way")
+                wait_for(started, f"turn {prompt!r} under way")
                 time.sleep(0.5)
                 proc.send_signal(signal.SIGKILL)
                 proc.wait(timeout=30)
             finally:
                 proc.kill()
-                kill_leftovers(tmp_path)
+                kill_processes_in(tmp_path)
         final = run_cli(["-p", "four", "--continue"], tmp_path, env)
     assert final.returncode == 0, final.stderr
     info = SessionStore(db).latest(str(tmp_path.resolve()))
@@ -224,7 +193,7 @@ def test_the_writer_that_saves_second_forks_and_says_so(tmp_path: Path, isolated
             stderr=subprocess.PIPE,
             text=True,
         )
-        poll(lambda: len(srv.requests) == 2, "the slow turn started")
+        wait_for(lambda: len(srv.requests) == 2, "the slow turn started")
         quick = run_cli(["-p", "quick one", "--continue"], tmp_path, env)
         out, _err = proc.communicate(timeout=60)
     assert quick.returncode == 0 and proc.returncode == 0
@@ -285,9 +254,9 @@ def test_sigkill_with_the_approval_dialog_open_runs_nothing_and_asks_again(
         env = cli_env(srv.url)
         app = AppOnPty(tmp_path, env)
         try:
-            poll(lambda: app.shows(b"subprocess"), "the app to load")
+            wait_for(lambda: app.shows(b"subprocess"), "the app to load")
             app.type("append to the marker\r")
-            poll(lambda: len(srv.requests) == 1 and app.shows(b"marker.txt"), "the dialog")
+            wait_for(lambda: len(srv.requests) == 1 and app.shows(b"marker.txt"), "the dialog")
             time.sleep(0.5)
             app.kill()
         finally:
@@ -315,9 +284,9 @@ def test_sigkill_during_compact_loses_nothing(tmp_path: Path, isolated_env: Path
         before = SessionStore(db).load(info.id).messages
         app = AppOnPty(tmp_path, env, "--continue")
         try:
-            poll(lambda: app.shows(b"subprocess"), "the app to load")
+            wait_for(lambda: app.shows(b"subprocess"), "the app to load")
             app.type("/compact\r")
-            poll(lambda: len(srv.requests) == 3, "the summary request")
+            wait_for(lambda: len(srv.requests) == 3, "the summary request")
             app.kill()
         finally:
             app.proc.kill()

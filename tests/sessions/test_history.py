@@ -32,7 +32,7 @@ from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
 from co_tui.session import ChatSession
 from co_tui.sessions import SessionStore
-from tests.helpers import Call, ScriptedModel, make_deps
+from tests.helpers import Call, ScriptedModel, make_deps, user_prompts
 from tests.servers.fake_openai import error, serve, text
 
 
@@ -230,7 +230,7 @@ async def test_the_transcript_keeps_every_turn_and_the_compactions_are_stored(
     assert compacted and len(compacted) == len(session.window.compactions) == len(prompts)
     # Nothing was deleted: all 30 turns, 4 messages each, in memory and in the store.
     assert len(session.history) == 4 * turns
-    assert [p for p in prompts_of(session.history)] == [f"question {n}" for n in range(turns)]
+    assert [p for p in user_prompts(session.history)] == [f"question {n}" for n in range(turns)]
     loaded = SessionStore(tmp_path / "sessions.db").load(session.session_id)
     assert loaded.messages == session.history and loaded.info.turns == turns
     assert [c.upto for c in loaded.compactions] == [c.upto for c in session.window.compactions]
@@ -255,16 +255,6 @@ async def test_a_resumed_session_goes_on_from_the_stored_summary(tmp_path: Path)
     assert "question 1'" not in str(sent)  # summarised long ago: only the summary says it
     assert len(prompts) == summaries  # the stored summary was enough
     await resumed.aclose()
-
-
-def prompts_of(messages: list[ModelMessage]) -> list[str]:
-    return [
-        str(p.content)
-        for m in messages
-        if isinstance(m, ModelRequest)
-        for p in m.parts
-        if isinstance(p, UserPromptPart) and not is_summary(m)
-    ]
 
 
 # -- a failing summariser ------------------------------------------------------------------------
@@ -444,7 +434,7 @@ async def test_after_300_turns_with_the_default_window_every_turn_can_be_resumed
     assert max(len(seen) for seen in scripted.seen) <= Settings().max_history_messages
     loaded = SessionStore(tmp_path / "sessions.db").load(session.session_id)
     assert loaded.info.turns == turns and len(loaded.messages) == 2 * turns
-    assert prompts_of(loaded.messages) == [f"question {n}" for n in range(turns)]
+    assert user_prompts(loaded.messages) == [f"question {n}" for n in range(turns)]
     events = list(replay(loaded.messages, loaded.info.id, loaded.compactions))
     shown = [e.prompt for e in events if isinstance(e, ev.TurnStart)]
     assert shown == [f"question {n}" for n in range(turns)]

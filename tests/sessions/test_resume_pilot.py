@@ -22,6 +22,7 @@ from co_tui.tui.screens.sessions import ConfirmScreen, SessionsScreen
 from co_tui.tui.widgets.items import UserMessage
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from co_tui.tui.widgets.transcript import MAX_ITEMS
+from tests.helpers import user_prompts
 from tests.tui.helpers import SIZE, approval_dialog, last_tool_returns, settle
 
 Seen = list[list[ModelMessage]]
@@ -40,15 +41,10 @@ def make_app(stream: Any, workspace: Path, db: Path, **kw: Any) -> CoApp:
 def echo_model(seen: Seen) -> Any:
     async def fn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
         seen.append(list(messages))
-        prompts = prompts_of(messages)
+        prompts = user_prompts(messages)
         yield f"You said: {prompts[-1]} (I remember {len(prompts) - 1} earlier prompts)"
 
     return fn
-
-
-def prompts_of(messages: list[ModelMessage]) -> list[str]:
-    return [str(p.content) for m in messages if isinstance(m, ModelRequest) for p in m.parts
-            if isinstance(p, UserPromptPart)]  # fmt: skip
 
 
 async def submit(pilot: Any, app: CoApp, text: str) -> None:
@@ -88,7 +84,7 @@ async def test_quit_and_continue_brings_transcript_and_memory_back(tmp_path: Pat
         assert "You said: I like tea" in last._source.markup  # type: ignore[attr-defined]
         await submit(pilot, second, "What is my name?")
         # The model's memory is back: the new request carries the earlier turns.
-        assert prompts_of(seen[-1]) == ["My name is Ada", "I like tea", "What is my name?"]
+        assert user_prompts(seen[-1]) == ["My name is Ada", "I like tea", "What is my name?"]
         assert "I remember 2 earlier prompts" in second.session.last_answer
 
     (info,) = SessionStore(db).list()
@@ -186,7 +182,7 @@ async def test_resume_command_lists_searches_deletes_and_opens(tmp_path: Path) -
         await pilot.press("enter")  # open
         await wait_for(pilot, lambda: user_texts(app) == ["Plan the trip to Lisbon"])
         await submit(pilot, app, "And the hotel?")
-        assert prompts_of(seen[-1]) == ["Plan the trip to Lisbon", "And the hotel?"]
+        assert user_prompts(seen[-1]) == ["Plan the trip to Lisbon", "And the hotel?"]
     titles = sorted(i.title for i in SessionStore(db).list())
     assert titles == ["Draft the quarterly report", "Plan the trip to Lisbon"]
 
@@ -199,7 +195,7 @@ def echo_or_shell() -> Any:
         if returns:
             yield f"Done: {returns[0].content}"
             return
-        prompt = prompts_of(messages)[-1]
+        prompt = user_prompts(messages)[-1]
         if prompt.startswith("run "):
             args = json.dumps({"cmd": prompt.removeprefix("run ")})
             call_id = f"c{len(messages)}"

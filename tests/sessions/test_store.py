@@ -326,12 +326,12 @@ def test_a_pause_nobody_answered_is_still_pending(store: SessionStore) -> None:
 
 
 def test_a_journal_argument_with_escape_codes_is_shown_visibly(store: SessionStore) -> None:
-    messages, pending = paused_on(["c1"])
-    store.save("s1", messages, pending=pending)
-    hostile = sessions.ToolRun(
-        "c1", "run_shell_command", {"cmd": "rm x\x1b[2J\x1b]0;hi\x07"}, "approve", "running"
+    cmd = "rm x\x1b[2J\x1b]0;hi\x07"
+    call = ToolCallPart(tool_name="run_shell_command", args={"cmd": cmd}, tool_call_id="c1")
+    store.save("s1", [*turn(0), ModelResponse(parts=[call])])
+    store.calls_started(
+        "s1", [sessions.ToolRun("c1", call.tool_name, {"cmd": cmd}, "approve", "running")]
     )
-    store.calls_started("s1", [hostile])
     notice = SessionStore(store.path).load("s1").unfinished_notice()
     assert notice is not None and "\x1b" not in notice and "\x07" not in notice
 
@@ -396,3 +396,31 @@ def test_a_schema_1_database_is_upgraded_in_place(tmp_path: Path) -> None:
     assert loaded.messages == turn(0) and loaded.info.title == "from v1"
     store.save("old", [*turn(0), *turn(1)])
     assert SessionStore(db).load("old").messages == [*turn(0), *turn(1)]
+
+
+def test_a_reused_call_id_never_borrows_another_calls_record(store: SessionStore) -> None:
+    """A model that reuses an earlier call's id cannot make a new, unfinished call look as
+    if it had run and returned the earlier call's result."""
+    messages, pending = paused_on(["c1"])
+    store.save("s1", messages, pending=pending)
+    store.calls_started("s1", [run("c1", "running")])
+    store.call_finished("s1", "c1", "the first call's result")
+    answered = [
+        *messages,
+        ModelRequest(
+            parts=[
+                ToolReturnPart(
+                    tool_name="run_shell_command",
+                    content="the first call's result",
+                    tool_call_id="c1",
+                )
+            ]
+        ),
+    ]
+    reused = ToolCallPart(
+        tool_name="run_shell_command", args={"cmd": "rm -rf x"}, tool_call_id="c1"
+    )
+    store.save("s1", [*answered, ModelResponse(parts=[reused])])
+    loaded = SessionStore(store.path).load("s1")
+    assert answers(loaded.messages[-1:])["c1"] == sessions.NO_RECORD
+    assert loaded.unfinished == []

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
 from textual.strip import Strip
 from textual.widget import Widget
@@ -53,16 +53,6 @@ def last_request(messages: list[ModelMessage]) -> ModelRequest | None:
 def last_tool_returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
     req = last_request(messages)
     return [p for p in (req.parts if req else []) if isinstance(p, ToolReturnPart)]
-
-
-def user_prompts(messages: list[ModelMessage]) -> list[str]:
-    return [
-        str(p.content)
-        for m in messages
-        if isinstance(m, ModelRequest)
-        for p in m.parts
-        if isinstance(p, UserPromptPart)
-    ]
 
 
 def text_stream(*chunks: str) -> StreamFn:

@@ -14,6 +14,7 @@ from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.items import UserMessage
 from co_tui.tui.widgets.tool_call import ToolCallBlock
+from tests.helpers import user_prompts
 from tests.tui.helpers import (
     SIZE,
     approval_dialog,
@@ -22,7 +23,6 @@ from tests.tui.helpers import (
     settle,
     shell_then_text,
     text_stream,
-    user_prompts,
 )
 
 

@@ -18,6 +18,7 @@ from co_tui.config import Permissions, Settings
 from co_tui.permissions.store import ProjectRuleStore
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.items import Note, RenderedItem
+from tests.helpers import user_prompts
 from tests.tui.helpers import (
     StreamFn,
     approval_dialog,
@@ -26,7 +27,6 @@ from tests.tui.helpers import (
     rendered,
     settle,
     shell_then_text,
-    user_prompts,
     wait_until,
 )
 

@@ -14,7 +14,8 @@ from pydantic_ai.models.function import AgentInfo
 
 from co_tui.tui.widgets.items import UserMessage
 from co_tui.tui.widgets.tool_call import ToolCallBlock
-from tests.tui.helpers import SIZE, make_app, rendered, settle, user_prompts, wait_until
+from tests.helpers import user_prompts
+from tests.tui.helpers import SIZE, make_app, rendered, settle, wait_until
 
 
 class Gate:

@@ -8,22 +8,33 @@ not have (the span viewer, the session browser) is a `CommandContext` default th
 `NotAvailableHere`: dispatch shows its message, saying where to find the feature instead.
 
 To add a command: write `async def _my(ctx, arg) -> list | None` and add one
-`SlashCommand` to `COMMANDS` (or call `register()` from a feature module).
+`SlashCommand` to `COMMANDS` (or call `register()` from a feature module). Its `usage` says
+which arguments it takes: a command whose usage names none refuses one, and a handler
+raises `UsageError` for arguments it cannot use; either way nothing changes and the usage
+is shown.
+
+`is_command(text)` decides whether a line starting with "/" is a command at all: a path
+(`/etc/hosts`) or an unknown word followed by more text is a prompt for the model.
+Custom commands (custom_commands.py: Markdown files whose text is a prompt) are looked up
+after the built-ins and never shadow one.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
 
 from co_tui.telemetry.tracing import traced_command
 
 if TYPE_CHECKING:
     from co_tui.agent import AgentBundle
     from co_tui.config import Settings
+    from co_tui.custom_commands import CustomCommand
     from co_tui.deps import CoDeps
 
 History = list[Any]  # list[ModelMessage]; kept loose so this module imports nothing heavy
@@ -31,6 +42,10 @@ History = list[Any]  # list[ModelMessage]; kept loose so this module imports not
 
 class NotAvailableHere(Exception):
     """A feature this front does not have; the message says where to find it instead."""
+
+
+class UsageError(Exception):
+    """The arguments do not fit the command: nothing was done; dispatch adds the usage."""
 
 
 def _no_session_browser(session_id: str) -> None:
@@ -43,6 +58,14 @@ def _no_span_viewer(span_filter: str) -> None:
     raise NotAvailableHere(
         "The span viewer is part of the app (F2). Here: `co-tui traces` or `co-tui logs`."
     )
+
+
+def _no_exit() -> None:
+    raise NotAvailableHere("There is no app to leave here.")
+
+
+async def _no_export(path: str) -> str:
+    raise NotAvailableHere("Export a stored session with `co-tui sessions export ID [file]`.")
 
 
 @dataclass
@@ -61,6 +84,12 @@ class CommandContext:
     resume_session: Callable[[str], None] = _no_session_browser
     # The front's span viewer, with a filter (/spans).
     open_spans: Callable[[str], None] = _no_span_viewer
+    # Leave the app (/exit, /quit).
+    exit_app: Callable[[], None] = _no_exit
+    # Write the session as Markdown to a file ('' for the default name) (/export).
+    export_session: Callable[[str], Awaitable[str]] = _no_export
+    session_id: str = ""
+    custom: Mapping[str, CustomCommand] = field(default_factory=dict)
 
     @property
     def agent(self) -> Any:
@@ -79,7 +108,15 @@ class SlashCommand:
     name: str
     description: str
     handler: Handler
-    usage: str = ""  # e.g. "/model [name]"
+    usage: str = ""  # e.g. "/model [name]"; without arguments in it, none are accepted
+
+    @property
+    def usage_line(self) -> str:
+        return self.usage or f"/{self.name}"
+
+    @property
+    def takes_argument(self) -> bool:
+        return " " in self.usage_line
 
 
 @dataclass(frozen=True)
@@ -92,23 +129,37 @@ class DispatchResult:
 # -- handlers -----------------------------------------------------------------------------
 
 
+def _usage_text(command: SlashCommand) -> Text:
+    return Text.assemble((command.usage_line, "bold cyan"), "  ", command.description)
+
+
 async def _help(ctx: CommandContext, arg: str) -> None:
+    from rich.console import Group
     from rich.table import Table
 
-    table = Table(title="Commands", title_justify="left", show_header=False, box=None)
-    table.add_column(style="bold cyan", no_wrap=True)
-    table.add_column()
-    for cmd in COMMANDS.values():
-        table.add_row(cmd.usage or f"/{cmd.name}", cmd.description)
-    table.add_row("!<command>", "run a shell command in the sandbox (no model involved)")
-    keys = Table(title="Keys", title_justify="left", show_header=False, box=None)
-    keys.add_column(style="bold cyan", no_wrap=True)
-    keys.add_column()
-    for key, what in KEY_HELP:
-        keys.add_row(key, what)
-    from rich.console import Group
+    def listing(title: str) -> Table:
+        table = Table(title=title, title_justify="left", show_header=False, box=None)
+        table.add_column(style="bold cyan", no_wrap=True)
+        table.add_column()
+        return table
 
-    ctx.show(Group(table, "", keys))
+    # Text cells: "[on|off]" and "<id>" are arguments, not Rich markup.
+    table = listing("Commands")
+    for cmd in COMMANDS.values():
+        table.add_row(Text(cmd.usage_line), Text(cmd.description))
+    table.add_row(
+        Text("!<command>"), Text("run a shell command in the sandbox (no model involved)")
+    )
+    parts: list[object] = [table]
+    if ctx.custom:
+        custom = listing("Your commands (a prompt from a Markdown file)")
+        for command in ctx.custom.values():
+            custom.add_row(Text(command.usage_line), Text(command.description))
+        parts += ["", custom]
+    keys = listing("Keys")
+    for key, what in KEY_HELP:
+        keys.add_row(Text(key), Text(what))
+    ctx.show(Group(*parts, "", keys))
 
 
 KEY_HELP: list[tuple[str, str]] = [
@@ -130,11 +181,14 @@ KEY_HELP: list[tuple[str, str]] = [
 ]
 
 
-async def _clear(ctx: CommandContext, arg: str) -> History:
-    """A new session: approve-all (yolo) chosen in the old one does not carry over."""
+async def _new(ctx: CommandContext, arg: str) -> History:
+    """A new session with a new id; the old one stays stored. Approve-all chosen in the old
+    one does not carry over (ChatSession.replace_history resets it)."""
     was_on = ctx.deps.auto_confirm and not ctx.settings.auto_confirm
-    ctx.deps.auto_confirm = ctx.settings.auto_confirm
-    ctx.show("Conversation cleared." + (" Approve-all (yolo) is off again." if was_on else ""))
+    said = "New session started."
+    if ctx.message_history and ctx.session_id:
+        said += f" The previous one stays available: `/resume {ctx.session_id[:8]}`."
+    ctx.show(said + (" Approve-all (yolo) is off again." if was_on else ""))
     return []
 
 
@@ -155,16 +209,11 @@ async def _status(ctx: CommandContext, arg: str) -> None:
 
 
 async def _tools(ctx: CommandContext, arg: str) -> None:
-    from rich.table import Table
+    import asyncio
 
-    specs = ctx.bundle.tool_specs
-    table = Table(title=f"Tools ({len(specs)})", title_justify="left", box=None)
-    table.add_column("Source", style="bold", no_wrap=True)
-    table.add_column("Tools (* asks for approval)")
-    for source, names in ctx.bundle.tools_by_source().items():
-        shown = (f"{n}*" if specs[n].requires_approval else n for n in names)
-        table.add_row(source, ", ".join(shown))
-    ctx.show(table)
+    from co_tui.tool_listing import tools_table
+
+    ctx.show(await asyncio.to_thread(tools_table, ctx.bundle, ctx.settings))
 
 
 async def _skills(ctx: CommandContext, arg: str) -> None:
@@ -193,12 +242,14 @@ async def _yolo(ctx: CommandContext, arg: str) -> None:
     value = arg.strip().lower()
     if value in ("on", "off"):
         ctx.deps.auto_confirm = value == "on"
-    else:
+    elif not value:
         ctx.deps.auto_confirm = not ctx.deps.auto_confirm
+    else:
+        raise UsageError(f"{arg!r} is neither on nor off; approve-all is unchanged.")
     if ctx.deps.auto_confirm:
         ctx.show(
             "**yolo is on**: every tool call runs without asking, until this session ends "
-            "(`/clear` and `/resume` start with it off)."
+            "(`/new` and `/resume` start with it off)."
         )
     else:
         ctx.show("yolo is off: side effects ask for approval again.")
@@ -208,19 +259,36 @@ SWITCHABLE = {"ollama": "ollama_model", "openai": "openai_model"}
 
 
 async def _model(ctx: CommandContext, arg: str) -> None:
+    from co_tui.model_list import ModelListUnavailable, list_models, models_table
+
     resolved = ctx.bundle.resolved
     label = resolved.label if resolved else (ctx.settings.model or "injected model")
-    name = arg.strip()
-    if not name:
-        ctx.show(f"Model: `{label}`. Switch with `/model <name>` (ollama and openai providers).")
-        return
+    current = resolved.model_name if resolved else ""
     provider = resolved.provider if resolved else ""
+    name = arg.strip()
     setting = SWITCHABLE.get(provider)
+    try:
+        served = await list_models(ctx.settings, provider)
+    except ModelListUnavailable as exc:
+        served, why_not = None, str(exc)
+    if not name:
+        if served is not None:
+            ctx.show(models_table(provider, served, current))
+        else:
+            ctx.show(Text(f"Model: {label}. {why_not}"))
+        return
     if setting is None or ctx.replace_bundle is None:
         ctx.show(
             f"Switching is supported for ollama and openai-compatible providers, "
             f"not for `{provider or label}`. Change the settings and restart."
         )
+        return
+    if served is None:
+        ctx.show(Text(f"Cannot switch to {name}: {why_not}"))
+        return
+    if name not in served:
+        ctx.show(Text(f"{provider} does not serve a model named {name!r}.", style="bold"))
+        ctx.show(models_table(provider, served, current))
         return
     from co_tui.agent import build_agent
     from co_tui.llm import ProviderError
@@ -260,20 +328,25 @@ def code_blocks(markdown: str) -> list[str]:
 
 
 async def _copy(ctx: CommandContext, arg: str) -> None:
+    which = arg.strip()
+    if which and not which.isdigit():
+        raise UsageError(f"{which!r} is not a code block number; nothing was copied.")
     if ctx.copy_to_clipboard is None or not ctx.last_answer:
-        ctx.show("Nothing to copy yet.")
+        ctx.show("Nothing to copy yet: there is no answer in this session.")
         return
-    if not arg.strip():
+    if not which:
         ctx.copy_to_clipboard(ctx.last_answer)
         ctx.show("Copied the last answer.")
         return
     blocks = code_blocks(ctx.last_answer)
-    try:
-        n = int(arg.split()[-1])
-    except ValueError:
-        n = 0
+    n = int(which)
+    if not blocks:
+        ctx.show("The last answer has no code blocks; `/copy` copies the whole answer.")
+        return
     if not 1 <= n <= len(blocks):
-        ctx.show(f"The last answer has {len(blocks)} code block(s): `/copy <1..{len(blocks)}>`.")
+        count = "one code block" if len(blocks) == 1 else f"{len(blocks)} code blocks"
+        pick = "`/copy 1`" if len(blocks) == 1 else f"`/copy 1` to `/copy {len(blocks)}`"
+        ctx.show(f"The last answer has {count}: {pick}.")
         return
     ctx.copy_to_clipboard(blocks[n - 1])
     ctx.show(f"Copied code block {n}.")
@@ -315,21 +388,41 @@ async def _permissions(ctx: CommandContext, arg: str) -> None:
     words = arg.split()
     if not words:
         ctx.show(permissions_table(ctx.deps.permissions))
-    elif words[0] == "remove" and len(words) == 2:
+    elif words[0] == "remove" and len(words) == 2 and words[1].isdigit():
         ctx.show(remove_saved_rule(ctx.deps.permissions, words[1]))
     else:
-        ctx.show("`/permissions` lists the rules; `/permissions remove N` removes saved rule N.")
+        raise UsageError(f"{arg!r} is not something /permissions does; no rule was changed.")
 
 
 async def _forget(ctx: CommandContext, arg: str) -> None:
     from co_tui.tools.memory import forget_memory
 
-    ctx.show(forget_memory(arg, ctx.deps.memory.path))
+    memory_id = arg.strip().lstrip("#")
+    if not memory_id.isdigit():
+        what = f"{arg!r} is not a memory id" if arg else "Which memory?"
+        raise UsageError(f"{what} Ids are shown by list_memories, e.g. /forget 7.")
+    ctx.show(Text(forget_memory(memory_id, ctx.deps.memory.path)))  # a headline is not Markdown
+
+
+async def _exit(ctx: CommandContext, arg: str) -> None:
+    ctx.exit_app()
+
+
+async def _export(ctx: CommandContext, arg: str) -> None:
+    from co_tui.export import ExportError
+
+    try:
+        ctx.show(Text(await ctx.export_session(arg.strip())))
+    except ExportError as exc:
+        ctx.show(Text(str(exc)))
 
 
 COMMANDS: dict[str, SlashCommand] = {
     "help": SlashCommand("help", "list commands and keys", _help),
-    "clear": SlashCommand("clear", "forget the conversation and clear the screen", _clear),
+    "new": SlashCommand(
+        "new", "start a new session (the current one stays available in /resume)", _new
+    ),
+    "clear": SlashCommand("clear", "the same as /new: a clear screen and a new session", _new),
     "status": SlashCommand("status", "provider, model, sandbox and integrations", _status),
     "tools": SlashCommand("tools", "the tools the assistant can call, by source", _tools),
     "skills": SlashCommand("skills", "the skills the assistant can load", _skills),
@@ -337,7 +430,9 @@ COMMANDS: dict[str, SlashCommand] = {
     "yolo": SlashCommand(
         "yolo", "toggle approving every tool call without asking", _yolo, "/yolo [on|off]"
     ),
-    "model": SlashCommand("model", "show or switch the model", _model, "/model [name]"),
+    "model": SlashCommand(
+        "model", "list the provider's models, or switch to one", _model, "/model [name]"
+    ),
     "copy": SlashCommand(
         "copy", "copy the last answer, or its n-th code block", _copy, "/copy [n]"
     ),
@@ -347,12 +442,17 @@ COMMANDS: dict[str, SlashCommand] = {
         "compact", "summarise the conversation to free context", _compact, "/compact [focus]"
     ),
     "resume": SlashCommand("resume", "open an earlier session", _resume, "/resume [id]"),
+    "export": SlashCommand(
+        "export", "write this session as Markdown (co-tui-<id>.md)", _export, "/export [file]"
+    ),
     "permissions": SlashCommand(
         "permissions",
         "the permission rules in force; remove one saved for this project",
         _permissions,
         "/permissions [remove N]",
     ),
+    "exit": SlashCommand("exit", "leave co-tui (also /quit, Ctrl+Q)", _exit),
+    "quit": SlashCommand("quit", "leave co-tui (also /exit, Ctrl+Q)", _exit),
 }
 
 
@@ -365,20 +465,63 @@ def parse(text: str) -> tuple[str, str]:
     """'/model  qwen3:8b' -> ('model', 'qwen3:8b')."""
     body = text.strip().removeprefix("/")
     name, _, arg = body.partition(" ")
+    if "\n" in name or "\t" in name:
+        name, _, rest = name.replace("\t", " ").replace("\n", " ").partition(" ")
+        arg = f"{rest} {arg}".strip()
     return name.lower(), arg.strip()
 
 
-def completions(prefix: str) -> list[str]:
+def _all(custom: Mapping[str, CustomCommand]) -> dict[str, SlashCommand | CustomCommand]:
+    return {**custom, **COMMANDS}  # a built-in always wins
+
+
+def is_command(text: str, custom: Mapping[str, CustomCommand] | None = None) -> bool:
+    """Whether a line is a slash command rather than a prompt: '/etc/hosts — what is it?'
+    (a path: another '/' or a '.') and '/word more text' with an unknown word go to the
+    model; a lone unknown '/word' is a command (a typo, answered with a suggestion)."""
+    stripped = text.strip()
+    if not stripped.startswith("/"):
+        return False
+    first = stripped[1:].split(maxsplit=1)
+    word = first[0] if first else ""
+    if "/" in word or "." in word:
+        return False
+    if word.lower() in _all(custom or {}):
+        return True
+    return len(first) < 2
+
+
+def completions(prefix: str, custom: Mapping[str, CustomCommand] | None = None) -> list[str]:
     """Command names (with the slash) starting with `prefix` ('/he' -> ['/help'])."""
     name = prefix.strip().removeprefix("/").lower()
-    return [f"/{n}" for n in sorted(COMMANDS) if n.startswith(name)]
+    return [f"/{n}" for n in sorted(_all(custom or {})) if n.startswith(name)]
 
 
-def suggest(name: str) -> str | None:
-    close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.5)
+def hint_for(text: str, custom: Mapping[str, CustomCommand] | None = None) -> str | None:
+    """The line under the prompt while a command is typed: matching commands while its
+    name is incomplete, then its usage and what it does; None for anything else."""
+    if not text.startswith("/") or "\n" in text or not is_command(text, custom):
+        return None
+    known = _all(custom or {})
+    name, _ = parse(text)
+    command = known.get(name)
+    if command is not None and (" " in text or len(completions(text, custom)) == 1):
+        return f"{command.usage_line}  {command.description}"
+    if " " in text:
+        return None
+    matches = completions(text, custom)
+    parts = [f"{m}  {known[m[1:]].description}" for m in matches[:6]]
+    if not parts:
+        return None
+    return "   ".join(parts) if len(matches) > 1 else parts[0]
+
+
+def suggest(name: str, custom: Mapping[str, CustomCommand] | None = None) -> str | None:
+    names = list(_all(custom or {}))
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
     if close:
         return close[0]
-    starts = [n for n in COMMANDS if n.startswith(name[:2])] if name else []
+    starts = [n for n in names if n.startswith(name[:2])] if name else []
     return starts[0] if starts else None
 
 
@@ -387,11 +530,16 @@ async def dispatch(ctx: CommandContext, text: str) -> DispatchResult:
     name, arg = parse(text)
     command = COMMANDS.get(name)
     if command is None:
-        close = suggest(name)
+        close = suggest(name, ctx.custom)
         hint = f"Unknown command /{name}." + (f" Did you mean /{close}?" if close else "")
         return DispatchResult(False, None, hint + " Type /help for the list.")
     try:
+        if arg and not command.takes_argument:
+            raise UsageError(f"/{name} takes no argument (got {arg!r}); nothing was done.")
         history = await command.handler(ctx, arg)
+    except UsageError as exc:
+        ctx.show(Text.assemble(str(exc), "\nusage: ", _usage_text(command)))
+        return DispatchResult(True)
     except NotAvailableHere as exc:
         ctx.show(str(exc))
         return DispatchResult(True)

@@ -120,7 +120,17 @@ class CompactResult:
     before_tokens: int
     after_tokens: int
 
+    @property
+    def recorded(self) -> bool:
+        """Only a summary smaller than what it stands for replaces it."""
+        return self.after_tokens < self.before_tokens
+
     def describe(self) -> str:
+        if not self.recorded:
+            return (
+                f"The conversation is already short (about {self.before_tokens:,} tokens; a "
+                f"summary would take {self.after_tokens:,}): nothing was compacted."
+            )
         saved = self.before_tokens - self.after_tokens
         after = len(self.compaction.replacement)
         return (
@@ -145,9 +155,11 @@ async def compact_conversation(
     summary = await summarise_with_retries(view, model, retries=retries, sleep=sleep, focus=focus)
     replacement = (summary_request(summary), ModelResponse(parts=[TextPart(content=COMPACT_ACK)]))
     compaction = Compaction(len(messages), replacement, "compact")
-    window.compactions.append(compaction)
-    window.retry_at_turn = None
-    return CompactResult(compaction, len(view), approx_tokens(view), approx_tokens(replacement))
+    result = CompactResult(compaction, len(view), approx_tokens(view), approx_tokens(replacement))
+    if result.recorded:
+        window.compactions.append(compaction)
+        window.retry_at_turn = None
+    return result
 
 
 @dataclass

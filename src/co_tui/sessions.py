@@ -38,7 +38,7 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import pydantic
 from pydantic_ai import DeferredToolRequests
@@ -54,6 +54,9 @@ from co_tui.config import user_data_dir
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
 from co_tui.private_files import open_private_db
 from co_tui.session_db import diagnose, open_read_only
+
+if TYPE_CHECKING:
+    from co_tui.redaction import Redactor
 
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_S = 10.0  # how long a write waits for another process's lock
@@ -679,6 +682,18 @@ class SessionStore:
                     "WHERE session_id = ? AND tool_call_id = ?",
                     (self._redactor.text(result), time.time(), session_id, tool_call_id),
                 )
+
+    @property
+    def redactor(self) -> Redactor:
+        """What every write goes through (an export reuses it)."""
+        return self._redactor
+
+    @_store_errors
+    def decisions(self, session_id: str) -> dict[str, str]:
+        """How each decided call of the session was decided: tool call id -> decision."""
+        with self._lock:
+            runs = self._tool_runs(self._reader(), session_id)
+        return {call_id: run.decision for call_id, run in runs.items()}
 
     def _tool_runs(self, db: sqlite3.Connection, session_id: str) -> dict[str, ToolRun]:
         rows = db.execute(

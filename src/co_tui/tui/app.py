@@ -157,6 +157,7 @@ class CoApp(App[None]):
         session = self.session
         try:
             await self._settle_trust()
+            await self._load_custom_commands()
             loaded = await self._open_stored()
             await asyncio.to_thread(session.build)
             assert session.deps is not None
@@ -224,6 +225,22 @@ class CoApp(App[None]):
                 "warning",
             )
         self.refresh_status()
+
+    async def _load_custom_commands(self) -> None:
+        """The user's /commands and, in a trusted project, the project's; what was skipped
+        is said once, here."""
+        from co_tui import commands, custom_commands
+
+        trusted = self.project is not None and self.project.trusted
+        loaded = await asyncio.to_thread(
+            custom_commands.load,
+            self.session.workspace,
+            project_trusted=trusted,
+            builtins=commands.COMMANDS,
+        )
+        self.chat.custom_commands = loaded.commands
+        for problem in loaded.problems:
+            self._notice(problem, "warning")
 
     def _model_progress(self, update: Any) -> None:
         """The embedded model's server loading, in the status bar; done, in the transcript."""
@@ -432,34 +449,66 @@ class CoApp(App[None]):
             self._notice(f"not available: {self.load_error}", "error")
             return
         assert session.deps is not None and session.bundle is not None
+        shown: list[object] = []  # shown after the command, so /new's note is in the new transcript
         ctx = commands.CommandContext(
             message_history=session.history,
             deps=session.deps,
             bundle=session.bundle,
             settings=session.settings,
-            show=self.show_output,
+            show=shown.append,
             replace_bundle=self._replace_bundle,
             session_tokens=session.session_tokens,
             last_answer=session.last_answer,
             copy_to_clipboard=self._copy,
             open_spans=self.open_spans,
             resume_session=self.open_session,
+            exit_app=self.exit,
+            export_session=self._export,
+            session_id=session.session_id,
+            custom=self.chat.custom_commands,
         )
         try:
             outcome = await commands.dispatch(ctx, text)
+            if not outcome.known:
+                self._notice(outcome.hint or "unknown command", "warning")
+                return
+            if outcome.history is not None:
+                await session.replace_history(outcome.history)
+                if not outcome.history:
+                    self.chat.post_message(ConversationCleared())
+            else:
+                await session.save()  # what a command changed outside the history (/compact)
         except Exception as exc:
             self._notice(f"{text}: {type(exc).__name__}: {exc}", "error")
-            return
-        if not outcome.known:
-            self._notice(outcome.hint or "unknown command", "warning")
-            return
-        if outcome.history is not None:
-            await session.replace_history(outcome.history)
-            if not outcome.history:
-                self.chat.post_message(ConversationCleared())
-        else:
-            await session.save()  # what a command changed outside the history (/compact)
-        self.refresh_status()
+        finally:
+            for content in shown:
+                self.show_output(content)
+            self.refresh_status()
+
+    async def _export(self, name: str) -> str:
+        """/export [file]: the session as Markdown, in the working directory by default."""
+        from co_tui.export import default_name, session_markdown, write_new
+
+        session = self.session
+        if not session.history:
+            return "Nothing to export yet: this session has no turns."
+        from co_tui.sessions import SessionError
+
+        try:
+            decisions = await asyncio.to_thread(session.store.decisions, session.session_id)
+        except SessionError:
+            decisions = {}  # never stored: nothing was decided ahead of a run
+        text = session_markdown(
+            session.history,
+            session.session_id,
+            compactions=session.window.compactions,
+            decisions=decisions,
+            header={"model": session.model_label()},
+            redactor=session.store.redactor,
+        )
+        target = session.workspace / Path(name or default_name(session.session_id)).expanduser()
+        written = await asyncio.to_thread(write_new, target, text)
+        return f"Exported this session to {written.resolve()}"
 
     def show_output(self, content: object) -> None:
         self.chat.post_message(CommandOutput(content))

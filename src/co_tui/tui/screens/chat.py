@@ -20,6 +20,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -28,6 +29,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from co_tui import commands
 from co_tui.orchestrator import events as ev
 from co_tui.tui.display import DisplayRouter, Target
 from co_tui.tui.messages import (
@@ -53,6 +55,7 @@ from co_tui.tui.widgets.status_bar import StatusBar
 from co_tui.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from co_tui.custom_commands import CustomCommand
     from co_tui.orchestrator.frontend import ApprovalReply
     from co_tui.tui.screens.armed import ArmedModal
 
@@ -95,6 +98,7 @@ class ChatScreen(Screen[None]):
         self.router = DisplayRouter()
         self._tokens_before_turn = 0
         self._last_ctrl_c = 0.0
+        self.custom_commands: dict[str, CustomCommand] = {}  # the app loads them
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -208,7 +212,7 @@ class ChatScreen(Screen[None]):
     # -- input --
     def on_text_area_changed(self, event: PromptInput.Changed) -> None:
         if event.text_area is self.prompt:
-            self.hint.show_for(self.prompt.text)
+            self.hint.show_for(self.prompt.text, self.custom_commands)
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         self.prompt.enqueue(event.text)
@@ -237,7 +241,16 @@ class ChatScreen(Screen[None]):
                 self.transcript.add(Note("usage: !<shell command>", "info"))
                 return
             self._start(ShellRequested(command))
-        elif stripped.startswith("/"):
+        elif commands.is_command(stripped, self.custom_commands):
+            name, arguments = commands.parse(stripped)
+            custom = self.custom_commands.get(name)
+            if custom is not None and name not in commands.COMMANDS:
+                self.transcript.add(UserMessage(text))  # what was typed; the model gets the prompt
+                self.transcript.anchor()
+                self._start(Submitted(custom.expand(arguments)))
+                return
+            echo = Text(stripped, style="dim")
+            self.transcript.add(RenderedItem(echo, "command-echo"))
             self._start(CommandRequested(stripped))
         else:
             self.transcript.add(UserMessage(text))

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.binding import Binding
@@ -21,6 +23,9 @@ from textual.widgets import Static, TextArea
 
 from co_tui.private_files import open_private
 from co_tui.redaction import REDACTED, shared_redactor
+
+if TYPE_CHECKING:
+    from co_tui.custom_commands import CustomCommand
 
 HISTORY_LIMIT = 1000
 
@@ -268,14 +273,9 @@ def _common_prefix(items: list[str]) -> str:
 class CompletionHint(Static):
     """One line under the prompt: matching /commands while one is being typed."""
 
-    def show_for(self, text: str) -> None:
-        if text.startswith("/") and "\n" not in text and " " not in text:
-            from co_tui import commands
+    def show_for(self, text: str, custom: Mapping[str, CustomCommand] | None = None) -> None:
+        from co_tui import commands
 
-            matches = commands.completions(text)
-            if matches:
-                parts = [f"{m}  {commands.COMMANDS[m[1:]].description}" for m in matches[:6]]
-                self.update("   ".join(parts) if len(matches) > 1 else parts[0])
-                self.display = True
-                return
-        self.display = False
+        hint = commands.hint_for(text, custom)
+        self.update(hint or "")
+        self.display = hint is not None

@@ -1,0 +1,86 @@
+"""/model: the models the configured provider serves.
+
+Ollama lists its pulled models at `GET /api/tags`; an OpenAI-compatible server at
+`GET {base}/models`. The embedded local model is the one file it was started with; other
+providers (gemini, a pydantic-ai model string, a fallback chain) are not listed here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from co_tui.config import Settings
+
+TIMEOUT_S = 5.0
+
+
+class ModelListUnavailable(Exception):
+    """The provider's models cannot be listed; the message says why, in one line."""
+
+
+async def _get_json(url: str, headers: dict[str, str]) -> object:
+    import httpx
+
+    try:
+        async with httpx.AsyncClient(timeout=TIMEOUT_S) as client:
+            response = await client.get(url, headers=headers)
+            response.raise_for_status()
+            return response.json()
+    except httpx.HTTPStatusError as exc:
+        raise ModelListUnavailable(
+            f"{url} answered {exc.response.status_code}: the models cannot be listed"
+        ) from None
+    except (httpx.HTTPError, ValueError) as exc:
+        raise ModelListUnavailable(f"cannot list the models at {url}: {exc}") from None
+
+
+def _names(data: object, key: str, field: str) -> list[str]:
+    items = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise ModelListUnavailable(f"the provider's model list has no {key!r}")
+    names = (item.get(field) for item in items if isinstance(item, dict))
+    return sorted({name for name in names if isinstance(name, str) and name})
+
+
+async def list_models(settings: Settings, provider: str) -> list[str]:
+    """The model names `provider` serves. Raises ModelListUnavailable."""
+    if provider == "ollama":
+        host = settings.ollama_host.rstrip("/").removesuffix("/v1")
+        return _names(await _get_json(f"{host}/api/tags", {}), "models", "name")
+    if provider == "openai":
+        base = (settings.openai_base_url or "https://api.openai.com/v1").rstrip("/")
+        key = settings.openai_api_key
+        headers = {"Authorization": f"Bearer {key.get_secret_value()}"} if key else {}
+        return _names(await _get_json(f"{base}/models", headers), "data", "id")
+    if provider == "local":
+        raise ModelListUnavailable(
+            "The embedded local model serves the one file it was started with; choose "
+            "another with the local_model_path setting and restart."
+        )
+    raise ModelListUnavailable(
+        f"The {provider or 'configured'} provider's models are not listed here; change the "
+        "model in the settings and restart."
+    )
+
+
+def models_table(provider: str, names: list[str], current: str) -> Table:
+    table = Table(
+        title=f"Models served by {provider} (switch with /model <name>)",
+        title_justify="left",
+        show_header=False,
+        box=None,
+    )
+    table.add_column(no_wrap=True)
+    table.add_column()
+    for name in names:
+        if name == current:
+            table.add_row(Text("●", style="green"), Text(f"{name}  (in use)", style="bold"))
+        else:
+            table.add_row("", Text(name))
+    if not names:
+        table.add_row("", Text("none: the provider serves no model"))
+    return table

@@ -257,8 +257,13 @@ def status() -> None:
     asyncio.run(deps.sandbox.cleanup())
 
 
-@app.command("sessions")
+sessions_app = typer.Typer(help="Stored sessions: list (the default) and export.")
+app.add_typer(sessions_app, name="sessions")
+
+
+@sessions_app.callback(invoke_without_command=True)
 def sessions_command(
+    ctx: typer.Context,
     all_dirs: Annotated[bool, typer.Option("--all", "-a", help="Every directory's.")] = False,
     move_aside: Annotated[
         bool,
@@ -272,6 +277,8 @@ def sessions_command(
     """List stored sessions, newest first (resume one with --resume ID)."""
     from co_tui.sessions import SessionError, SessionStore
 
+    if ctx.invoked_subcommand is not None:
+        return
     if move_aside:
         typer.echo(_move_sessions_aside())
         return
@@ -291,6 +298,34 @@ def sessions_command(
         typer.echo(line + flags + where)
     if not found:
         typer.echo("no sessions" + ("" if all_dirs else " in this directory (--all for every one)"))
+
+
+@sessions_app.command("export")
+def sessions_export(
+    session_id: Annotated[str, typer.Argument(help="The session's id or its first characters.")],
+    file: Annotated[
+        Path | None, typer.Argument(help="Write here (never over an existing file); else stdout.")
+    ] = None,
+) -> None:
+    """A stored session as Markdown: prompts, answers, tool calls, decisions and results."""
+    from co_tui.export import ExportError, stored_session_markdown, write_new
+    from co_tui.sessions import SessionError, SessionStore
+
+    store = SessionStore(secrets=settings_or_exit().secret_values())
+    try:
+        _, text = stored_session_markdown(store, session_id)
+    except SessionError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        store.close()
+    if file is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        written = write_new(file, text)
+    except ExportError as exc:
+        raise fail(str(exc)) from None
+    typer.echo(f"exported session {session_id} to {written}", err=True)
 
 
 def _move_sessions_aside() -> str:

@@ -510,10 +510,11 @@ def hint_for(text: str, custom: Mapping[str, CustomCommand] | None = None) -> st
     if " " in text:
         return None
     matches = completions(text, custom)
+    if len(matches) == 1:
+        only = known[matches[0][1:]]
+        return f"{only.usage_line}  {only.description}"
     parts = [f"{m}  {known[m[1:]].description}" for m in matches[:6]]
-    if not parts:
-        return None
-    return "   ".join(parts) if len(matches) > 1 else parts[0]
+    return "   ".join(parts) if parts else None
 
 
 def suggest(name: str, custom: Mapping[str, CustomCommand] | None = None) -> str | None:

@@ -48,7 +48,7 @@ def tools_table(bundle: AgentBundle, settings: Settings) -> Table:
         for integration, members in groups.items():
             shown = ", ".join(f"{n}*" if specs[n].requires_approval else n for n in members)
             row = states.get(integration) if integration else None
-            label = f"{source}: {integration}" if integration else source
+            label = integration or source
             if row is None or row.state == "ok":
                 table.add_row(label, Text(shown), Text("ready", style="green"))
             else:

@@ -1,0 +1,78 @@
+"""What counts as a slash command, the hint under the prompt, usage lines, the palette's
+ranking and /compact's honest report (the app-level behaviour: tests/tui/test_commands_pilot.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from co_tui import commands
+from co_tui.compaction import Compaction
+from co_tui.context_window import CompactResult
+from co_tui.custom_commands import CustomCommand
+from co_tui.tui.palette import ranked
+
+REVIEW = CustomCommand("review", "review a file", "Review $ARGUMENTS.", Path("r.md"), "user")
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("/help", True),
+        ("/yolo maybe", True),
+        ("/hepl", True),  # a typo: answered with a suggestion
+        ("/", True),
+        ("/etc/hosts — what is in this file?", False),
+        ("/etc/hosts", False),
+        ("/README.md explain", False),
+        ("/whatever is this", False),
+        ("/review src/x.py", False),  # not loaded here
+        ("hello /help", False),
+    ],
+)
+def test_what_is_a_command(text: str, command: bool) -> None:
+    assert commands.is_command(text) is command
+
+
+def test_a_custom_command_is_a_command() -> None:
+    assert commands.is_command("/review src/x.py", {"review": REVIEW})
+
+
+def test_hint_for_a_typed_command_is_its_usage() -> None:
+    assert (
+        commands.hint_for("/yolo ")
+        == "/yolo [on|off]  toggle approving every tool call without asking"
+    )
+    assert commands.hint_for("/forget 3") == "/forget <id>  delete a saved memory by its id"
+    assert commands.hint_for("/fo") == "/forget <id>  delete a saved memory by its id"
+    several = commands.hint_for("/c")
+    assert several is not None and "/clear" in several and "/copy" in several
+    assert commands.hint_for("/etc/hosts") is None
+    assert commands.hint_for("hello") is None
+    assert commands.hint_for("/rev", {"review": REVIEW}) == "/review [arguments]  review a file"
+
+
+def test_every_command_declares_whether_it_takes_arguments() -> None:
+    for command in commands.COMMANDS.values():
+        assert command.usage_line.startswith(f"/{command.name}")
+        assert command.takes_argument == (command.usage != "")
+
+
+def test_parse_splits_the_name_from_its_arguments() -> None:
+    assert commands.parse("/Model  qwen3:8b ") == ("model", "qwen3:8b")
+    assert commands.parse("/review\nthis file") == ("review", "this file")
+
+
+def test_the_palette_ranks_a_name_match_above_a_description_match() -> None:
+    assert ranked(0.01, 0.0) > ranked(0.0, 1.0)
+    assert ranked(0.0, 0.0) == 0
+
+
+def test_compaction_that_saves_nothing_says_so() -> None:
+    compaction = Compaction(4, (), "compact")
+    grew = CompactResult(compaction, 4, 34, 37)
+    assert not grew.recorded
+    assert "already short" in grew.describe() and "saved" not in grew.describe()
+    shrank = CompactResult(compaction, 4, 3400, 370)
+    assert shrank.recorded and "3,030 saved" in shrank.describe()

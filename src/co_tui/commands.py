@@ -129,8 +129,10 @@ class DispatchResult:
 # -- handlers -----------------------------------------------------------------------------
 
 
-def _usage_text(command: SlashCommand) -> Text:
-    return Text.assemble((command.usage_line, "bold cyan"), "  ", command.description)
+def _usage_text(problem: str, command: SlashCommand) -> Text:
+    return Text.assemble(
+        problem, "\nusage: ", (command.usage_line, "bold cyan"), (f"\n{command.description}", "dim")
+    )
 
 
 async def _help(ctx: CommandContext, arg: str) -> None:
@@ -539,7 +541,7 @@ async def dispatch(ctx: CommandContext, text: str) -> DispatchResult:
             raise UsageError(f"/{name} takes no argument (got {arg!r}); nothing was done.")
         history = await command.handler(ctx, arg)
     except UsageError as exc:
-        ctx.show(Text.assemble(str(exc), "\nusage: ", _usage_text(command)))
+        ctx.show(_usage_text(str(exc), command))
         return DispatchResult(True)
     except NotAvailableHere as exc:
         ctx.show(str(exc))

@@ -76,3 +76,24 @@ def test_compaction_that_saves_nothing_says_so() -> None:
     assert "already short" in grew.describe() and "saved" not in grew.describe()
     shrank = CompactResult(compaction, 4, 3400, 370)
     assert shrank.recorded and "3,030 saved" in shrank.describe()
+
+
+async def test_an_openai_compatible_server_lists_its_models() -> None:
+    from pydantic import SecretStr
+
+    from co_tui.config import Settings
+    from co_tui.model_list import ModelListUnavailable, list_models
+    from tests.servers.models_fake import ModelsServer
+
+    server = ModelsServer(["b-model", "a-model"]).start()
+    try:
+        settings = Settings(openai_base_url=f"{server.url}/v1", openai_api_key=SecretStr("k-1"))
+        assert await list_models(settings, "openai") == ["a-model", "b-model"]
+        assert server.requests_to("/v1/models")[0].headers["authorization"] == "Bearer k-1"
+        server.fail("/v1/models", 500, {"error": "down"})
+        with pytest.raises(ModelListUnavailable, match="answered 500"):
+            await list_models(settings, "openai")
+    finally:
+        server.stop()
+    with pytest.raises(ModelListUnavailable, match="local_model_path"):
+        await list_models(Settings(), "local")

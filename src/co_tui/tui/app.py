@@ -488,12 +488,11 @@ class CoApp(App[None]):
     async def _export(self, name: str) -> str:
         """/export [file]: the session as Markdown, in the working directory by default."""
         from co_tui.export import default_name, session_markdown, write_new
+        from co_tui.sessions import SessionError
 
         session = self.session
         if not session.history:
             return "Nothing to export yet: this session has no turns."
-        from co_tui.sessions import SessionError
-
         try:
             decisions = await asyncio.to_thread(session.store.decisions, session.session_id)
         except SessionError:

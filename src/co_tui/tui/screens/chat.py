@@ -29,7 +29,6 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from co_tui import commands
 from co_tui.orchestrator import events as ev
 from co_tui.tui.display import DisplayRouter, Target
 from co_tui.tui.messages import (
@@ -228,6 +227,8 @@ class ChatScreen(Screen[None]):
         self.prompt.insert(event.text)
 
     def dispatch(self, text: str) -> None:
+        from co_tui import commands
+
         stripped = text.strip()
         if not stripped:
             return

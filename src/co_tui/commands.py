@@ -1,8 +1,8 @@
 """Slash commands: an explicit registry (a dict, no decorators) and dispatch.
 
 A handler gets a `CommandContext` and the text after the command name. It returns None
-(display only, history unchanged) or a new history list for the session to rebind
-(`/clear` returns []). Output goes through `ctx.show`, which takes a Rich renderable or a
+(display only, history unchanged) or a new history list for the session to rebind (`/new`
+and `/clear` return []). Output goes through `ctx.show`, which takes a Rich renderable or a
 Markdown string, so this module knows nothing of the UI that shows it. What a front does
 not have (the span viewer, the session browser) is a `CommandContext` default that raises
 `NotAvailableHere`: dispatch shows its message, saying where to find the feature instead.

@@ -159,6 +159,20 @@ async def test_palette_search_puts_the_named_command_first(tmp_path: Path) -> No
         assert str(best.match_display) == "/forget"
 
 
+async def test_a_command_chosen_in_the_palette_runs_as_if_typed(tmp_path: Path) -> None:
+    app = make_app(text_stream("x"), tmp_path)
+    async with app.run_test(size=TALL) as pilot:
+        await pilot.pause()
+        provider = SlashCommandProvider(app.screen)
+        hits = [h async for h in provider.search("history")]
+        hit = next(h for h in hits if str(h.match_display) == "/history")
+        hit.command()
+        await wait_until(
+            pilot, lambda: "message(s) in this session" in screen_text(app), "/history"
+        )
+        assert "/history" in screen_text(app)  # echoed like a typed command
+
+
 # -- 5. a path-like first word is a prompt ------------------------------------------------
 
 

@@ -528,6 +528,20 @@ class CoApp(App[None]):
             self.push_screen(SpanScreen(initial_filter=span_filter))
 
     # -- clipboard --
+    def copy_to_clipboard(self, text: str, what: str = "") -> None:
+        """Every copy (the prompt's, a selection, /copy, Ctrl+O): OSC 52 as Textual sends
+        it, and the local clipboard tool (co_tui/tui/clipboard.py); a toast says which."""
+        super().copy_to_clipboard(text)
+        self._copy_locally(text, what)
+
+    @work(thread=True, group="clipboard", exit_on_error=False)
+    def _copy_locally(self, text: str, what: str) -> None:
+        from co_tui.tui.clipboard import copy_locally
+
+        outcome = copy_locally(text)
+        severity = "warning" if outcome.failed else "information"
+        self.call_from_thread(self.notify, outcome.message(what), severity=severity, timeout=4)
+
     def _copy(self, text: str) -> None:
         self.copy_to_clipboard(text)
 
@@ -536,5 +550,4 @@ class CoApp(App[None]):
         if not answer:
             self.notify("Nothing to copy yet.", timeout=2)
             return
-        self.copy_to_clipboard(answer)
-        self.notify("Copied the last answer.", timeout=2)
+        self.copy_to_clipboard(answer, "the last answer")

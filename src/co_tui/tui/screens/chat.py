@@ -277,8 +277,7 @@ class ChatScreen(Screen[None]):
             return
         selected = self.get_selected_text()
         if selected:
-            self.app.copy_to_clipboard(selected)
-            self.app.notify("Copied the selection.", timeout=2)
+            self.app.copy_to_clipboard(selected)  # CoApp's: it says how it was copied
             self.clear_selection()
             return
         now = time.monotonic()

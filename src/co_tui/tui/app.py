@@ -47,6 +47,7 @@ from co_tui.tui.messages import (
     Submitted,
     TranscriptRestored,
 )
+from co_tui.tui.notify import AttentionNeeded, notify_unfocused
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.widgets.prompt import PromptHistory
@@ -300,6 +301,11 @@ class CoApp(App[None]):
     def _copy_requested(self) -> None:
         self.copy_last_answer()
 
+    @on(AttentionNeeded)
+    def _attention_needed(self, message: AttentionNeeded) -> None:
+        if self.settings.notifications:
+            notify_unfocused(self, message.body)
+
     # -- turns --
     @property
     def turn_running(self) -> bool:
@@ -360,6 +366,8 @@ class CoApp(App[None]):
         self._turn_worker = self._run_turn("", pending)
 
     async def _turn_body(self, prompt: str, pending: DeferredToolRequests | None) -> None:
+        started = time.monotonic()
+        ended = "the answer is ready"
         try:
             if not await self.wait_ready():
                 self._notice(f"cannot run a turn: {self.load_error}", "error")
@@ -369,12 +377,17 @@ class CoApp(App[None]):
             else:
                 await self.session.resume_pending(pending)
         except asyncio.CancelledError:
+            ended = "the turn was interrupted"
             self._notice("interrupted", "warning")
         except Exception as exc:  # a bug in a turn must leave the app usable
+            ended = "the turn failed"
             self._notice(f"the turn failed: {type(exc).__name__}: {exc}", "error")
         finally:
             self.chat.note = ""
             self.refresh_status()
+            elapsed = time.monotonic() - started
+            if elapsed >= self.settings.notify_after_s:
+                self.post_message(AttentionNeeded(f"{ended} (after {elapsed:.0f} s)"))
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _run_bang(self, cmd: str) -> None:

@@ -45,6 +45,7 @@ from co_tui.tui.messages import (
     Submitted,
     TranscriptRestored,
 )
+from co_tui.tui.notify import AttentionNeeded
 from co_tui.tui.widgets.items import Note, RenderedItem, UserMessage
 from co_tui.tui.widgets.prompt import CompletionHint, PromptHistory, PromptInput
 from co_tui.tui.widgets.queued import QueuedMessages
@@ -164,12 +165,20 @@ class ChatScreen(Screen[None]):
         self.transcript.post_message(Settle(settled, laid_out=True))
 
     def _open_dialog(self, message: ApprovalAsked) -> None:
+        from co_tui.orchestrator.approvals import key_argument
         from co_tui.orchestrator.frontend import ApprovalDecision
         from co_tui.tui.screens.approval import ApprovalScreen
 
         if message.reply.done():  # the turn was cancelled meanwhile
             return
         self.note = "waiting for your decision"
+        request = message.request
+        self.post_message(
+            AttentionNeeded(
+                f"{request.tool_name} waits for your decision: "
+                f"{key_argument(request.tool_name, request.args)}"
+            )
+        )
 
         def decided(decision: ApprovalReply | None) -> None:
             self.note = ""

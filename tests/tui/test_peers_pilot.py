@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual import events
+from textual.drivers.headless_driver import HeadlessDriver
 
 from co_tui.config import Settings
 from co_tui.tui.notify import notification_sequence, safe_line
@@ -101,3 +103,67 @@ async def test_a_long_turn_ending_unfocused_notifies_and_a_short_one_does_not(
             assert len(sent) == expected
             if expected:
                 assert "co-tui: the answer is ready (after 0 s)" in sent[0]
+
+
+# -- Ctrl+G: the prompt in $EDITOR --
+
+
+def editor_script(folder: Path, body: str) -> Path:
+    """An editor: a shell script run as `script FILE`; it logs the file's mode and name."""
+    script = folder / "editor.sh"
+    log = folder / "editor.log"
+    script.write_text(f'#!/bin/sh\nstat -c "%a $1" "$1" > "{log}"\n{body}\n', encoding="utf-8")
+    script.chmod(0o755)
+    return script
+
+
+def toasts(app: Any) -> str:
+    return "\n".join(str(n.message) for n in app._notifications)
+
+
+async def ctrl_g(pilot: Any, app: Any, draft: str) -> None:
+    app.chat.prompt.text = draft
+    await pilot.press("ctrl+g")
+    await pilot.pause()
+
+
+@pytest.fixture
+def suspendable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual's headless driver cannot suspend; the pty test (tests/test_peers_pty.py)
+    runs a real terminal. Here the headless one lets App.suspend run."""
+    monkeypatch.setattr(HeadlessDriver, "can_suspend", property(lambda self: True))
+    monkeypatch.delenv("VISUAL", raising=False)
+
+
+@pytest.mark.usefixtures("suspendable")
+async def test_ctrl_g_replaces_the_draft_with_what_the_editor_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = editor_script(tmp_path, 'printf "added by the editor\\n" >> "$1"')
+    monkeypatch.setenv("EDITOR", str(script))
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ctrl_g(pilot, app, "first line\nsecond")
+        assert app.chat.prompt.text == "first line\nsecond\nadded by the editor"
+    mode, name = (tmp_path / "editor.log").read_text().split()
+    assert mode == "600"
+    assert not Path(name).exists()
+
+
+@pytest.mark.usefixtures("suspendable")
+async def test_a_failing_or_missing_editor_leaves_the_draft(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = editor_script(tmp_path, 'echo changed > "$1"; exit 3')
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        monkeypatch.setenv("EDITOR", str(script))
+        await ctrl_g(pilot, app, "my draft")
+        assert app.chat.prompt.text == "my draft"
+        assert "exited with status 3; the draft is unchanged" in toasts(app)
+        monkeypatch.setenv("EDITOR", str(tmp_path / "no-such-editor"))
+        await ctrl_g(pilot, app, "my draft")
+        assert app.chat.prompt.text == "my draft"
+        assert "editor not found:" in toasts(app)
+    _, name = (tmp_path / "editor.log").read_text().split()
+    assert not Path(name).exists()

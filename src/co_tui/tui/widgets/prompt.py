@@ -1,7 +1,8 @@
 """The prompt: multi-line input, history recall, /command completion.
 
 Enter sends; Shift+Enter (terminals with the Kitty protocol) or Ctrl+J inserts a newline.
-Up/Down recall history when the cursor is on the first/last line. The prompt stays live
+Up/Down recall history when the cursor is on the first/last line. Ctrl+G edits the text in
+$VISUAL/$EDITOR (co_tui/tui/editor.py). The prompt stays live
 while a turn runs: what is sent then waits in `queued` (the chat screen sends it when the
 turn ends), and Up on an empty prompt takes the last queued message back for editing.
 """
@@ -12,6 +13,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from textual import events
 from textual.binding import Binding
@@ -21,6 +23,9 @@ from textual.widgets import Static, TextArea
 
 from co_tui.private_files import open_private
 from co_tui.redaction import REDACTED, shared_redactor
+
+if TYPE_CHECKING:
+    from co_tui.tui.app import CoApp
 
 HISTORY_LIMIT = 1000
 
@@ -94,6 +99,7 @@ class PromptInput(TextArea):
         Binding("enter", "submit", "Send"),
         Binding("ctrl+j,shift+enter", "newline", "New line", show=False),
         Binding("tab", "complete", "Complete", show=False),
+        Binding("ctrl+g", "edit_in_editor", "Editor"),
         Binding("ctrl+d", "app.quit", "Quit", show=False),
         Binding("ctrl+c", "interrupt_or_copy", "Cancel / exit", show=False),
     ]
@@ -171,6 +177,18 @@ class PromptInput(TextArea):
         self.text = f"{text}\n{draft}" if draft.strip() else text
         lines = text.split("\n")
         self.move_cursor((len(lines) - 1, len(lines[-1])))
+
+    def action_edit_in_editor(self) -> None:
+        """Ctrl+G: the draft in $VISUAL/$EDITOR; what it saved replaces the draft."""
+        from co_tui.tui.editor import edit_in_editor, editor_command
+
+        configured = cast("CoApp", self.app).settings.editor
+        edited = edit_in_editor(self.app, self.text, editor_command(configured))
+        if edited.text is None:
+            self.app.notify(f"{edited.problem}; the draft is unchanged", severity="warning")
+            return
+        self._set_text(edited.text, at_end=True)
+        self.focus()
 
     def action_complete(self) -> None:
         text = self.text

@@ -12,6 +12,8 @@ from textual.drivers.headless_driver import HeadlessDriver
 
 from co_tui.config import Settings
 from co_tui.tui.notify import notification_sequence, safe_line
+from co_tui.tui.widgets.items import Note
+from tests.helpers import user_prompts
 from tests.tui.helpers import (
     SIZE,
     approval_dialog,
@@ -167,3 +169,57 @@ async def test_a_failing_or_missing_editor_leaves_the_draft(
         assert "editor not found:" in toasts(app)
     _, name = (tmp_path / "editor.log").read_text().split()
     assert not Path(name).exists()
+
+
+# -- the @ picker and attachments --
+
+
+def mention_workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    for name in ("src/app.py", "src/apple_pie.md", "docs/api.md", "tests/test_app.py"):
+        (ws / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws / name).write_text(f"contents of {name}\n", encoding="utf-8")
+    return ws
+
+
+def shown(app: Any) -> list[str]:
+    picker = app.chat.picker
+    return [str(picker.get_option_at_index(i).prompt) for i in range(picker.option_count)]
+
+
+async def test_at_opens_a_fuzzy_picker_and_enter_inserts_the_path(tmp_path: Path) -> None:
+    ws = mention_workspace(tmp_path)
+    app = make_app(text_stream("ok"), ws)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"explain @sapp")
+        picker = app.chat.picker
+        await wait_until(pilot, lambda: picker.open, "the @ picker to open")
+        assert shown(app)[0] == "src/app.py"
+        assert "docs/api.md" not in shown(app)
+        await pilot.press("down", "up", "enter")
+        assert app.chat.prompt.text == "explain @src/app.py "
+        assert not picker.open
+        await pilot.press(*"please", "enter")
+        await settle(pilot, app)
+        notes = [str(w._source) for w in app.chat.transcript.items if isinstance(w, Note)]
+        assert "· attached src/app.py (1 line)" in notes
+    sent = user_prompts(app.session.history)[0]
+    assert sent.startswith("explain @src/app.py please\n\nattached file: src/app.py (1 line)")
+
+
+async def test_esc_closes_the_picker_and_an_email_opens_none(tmp_path: Path) -> None:
+    ws = mention_workspace(tmp_path)
+    app = make_app(text_stream("ok"), ws)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"@doc")
+        picker = app.chat.picker
+        await wait_until(pilot, lambda: picker.open, "the @ picker to open")
+        await pilot.press("escape")
+        assert not picker.open
+        await pilot.press("s")  # still the same word: it stays closed
+        await pilot.pause()
+        assert not picker.open and app.chat.prompt.text == "@docs"
+        app.chat.prompt.clear()
+        await pilot.press(*"mail a@b")
+        await pilot.pause(0.2)
+        assert not picker.open

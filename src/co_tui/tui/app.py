@@ -106,7 +106,13 @@ class CoApp(App[None]):
         self._turn_worker: Worker[None] | None = None
         path = user_data_dir() / "history" if history_path is _DEFAULT else history_path
         self.prompt_history = PromptHistory(path if isinstance(path, Path) else None)
-        self.chat = ChatScreen(self.prompt_history, show_thinking=settings.verbose)
+        vault = settings.obsidian_vault_path
+        self.chat = ChatScreen(
+            self.prompt_history,
+            show_thinking=settings.verbose,
+            workspace=deps.workspace if deps is not None else None,
+            vault=Path(vault).expanduser() if vault else None,
+        )
         self.frontend = TuiFrontend(self.chat)
         self.session = ChatSession(
             settings, frontend=self.frontend, store=session_store, bundle=bundle, deps=deps

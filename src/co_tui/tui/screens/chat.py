@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -47,6 +48,7 @@ from co_tui.tui.messages import (
 )
 from co_tui.tui.notify import AttentionNeeded
 from co_tui.tui.widgets.items import Note, RenderedItem, UserMessage
+from co_tui.tui.widgets.mention_picker import MentionPicker, mention_at_cursor
 from co_tui.tui.widgets.prompt import CompletionHint, PromptHistory, PromptInput
 from co_tui.tui.widgets.queued import QueuedMessages
 from co_tui.tui.widgets.sidebar import Sidebar
@@ -85,8 +87,15 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "copy_last", "Copy answer"),
     ]
 
-    def __init__(self, history: PromptHistory, show_thinking: bool) -> None:
+    def __init__(
+        self,
+        history: PromptHistory,
+        show_thinking: bool,
+        workspace: Path | None = None,
+        vault: Path | None = None,
+    ) -> None:
         super().__init__(id="chat")
+        self.picker = MentionPicker(workspace or Path.cwd(), vault, id="mention-picker")
         self.transcript = Transcript(id="transcript")
         self.sidebar = Sidebar(show_thinking=show_thinking, id="sidebar")
         self.prompt = PromptInput(history, id="prompt")
@@ -103,6 +112,7 @@ class ChatScreen(Screen[None]):
             yield self.sidebar.data_bind(ChatScreen.session_tokens)
         with Vertical(id="prompt-area"):
             yield self.queued
+            yield self.picker
             yield self.hint
             yield self.prompt
         yield self.status_bar.data_bind(
@@ -123,6 +133,7 @@ class ChatScreen(Screen[None]):
         self.hint.display = False
         self.prompt.placeholder = PLACEHOLDER
         self.watch(self.prompt, "queued", self._queue_changed)
+        self.watch(self.picker, "open", self._picker_opened)
         self.prompt.focus()
 
     def _queue_changed(self, queued: tuple[str, ...]) -> None:
@@ -218,6 +229,31 @@ class ChatScreen(Screen[None]):
     def on_text_area_changed(self, event: PromptInput.Changed) -> None:
         if event.text_area is self.prompt:
             self.hint.show_for(self.prompt.text)
+            self._follow_mention()
+
+    def on_text_area_selection_changed(self, event: PromptInput.SelectionChanged) -> None:
+        if event.text_area is self.prompt:
+            self._follow_mention()
+
+    # -- the @ picker --
+    def _follow_mention(self) -> None:
+        self.picker.query = mention_at_cursor(self.prompt.line_before_cursor())
+
+    def _picker_opened(self, open_: bool) -> None:
+        self.prompt.mention_open = open_
+
+    def on_prompt_input_mention_key(self, event: PromptInput.MentionKey) -> None:
+        match event.key:
+            case "up" | "down":
+                self.picker.move(-1 if event.key == "up" else 1)
+            case "enter" | "tab":
+                self.picker.choose()
+            case _:
+                self.picker.dismiss()
+
+    def on_mention_picker_chosen(self, event: MentionPicker.Chosen) -> None:
+        self.prompt.replace_mention(event.text)
+        self.prompt.focus()
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         self.prompt.enqueue(event.text)

@@ -106,6 +106,15 @@ class PromptInput(TextArea):
 
     busy: reactive[bool] = reactive(False)  # a turn is running: shown, not blocking
     queued: reactive[tuple[str, ...]] = reactive(())  # sent while busy, oldest first
+    mention_open: reactive[bool] = reactive(False)  # the @ picker shows: it takes these keys
+
+    MENTION_KEYS = ("up", "down", "enter", "tab", "escape")
+
+    @dataclass
+    class MentionKey(Message):
+        """A key for the open @ picker (the prompt keeps the focus while it is open)."""
+
+        key: str
 
     @dataclass
     class Submitted(Message):
@@ -122,6 +131,11 @@ class PromptInput(TextArea):
         # Enter is handled here, in the widget's own queue, rather than by a priority
         # binding: a priority binding fires when the key reaches the app, before keys typed
         # just before it (a fast typist, a paste without bracketed paste) reach the text.
+        if self.mention_open and event.key in self.MENTION_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.MentionKey(event.key))
+            return
         if event.key in ("enter", "ctrl+j", "shift+enter"):
             event.stop()
             event.prevent_default()
@@ -189,6 +203,24 @@ class PromptInput(TextArea):
             return
         self._set_text(edited.text, at_end=True)
         self.focus()
+
+    # -- @ mentions --
+    def line_before_cursor(self) -> str:
+        row, column = self.cursor_location
+        return self.document.get_line(row)[:column]
+
+    def replace_mention(self, text: str) -> None:
+        """Put `text` (and a space) in place of the `@` word that ends at the cursor."""
+        from co_tui.tui.widgets.mention_picker import mention_at_cursor
+
+        before = self.line_before_cursor()
+        typed = mention_at_cursor(before)
+        if typed is None:
+            return
+        row, column = self.cursor_location
+        start = before.rindex("@")
+        self.replace(f"{text} ", (row, start), (row, column))
+        self.move_cursor((row, start + len(text) + 1))
 
     def action_complete(self) -> None:
         text = self.text

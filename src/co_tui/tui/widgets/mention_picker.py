@@ -59,7 +59,8 @@ class MentionPicker(OptionList):
     MentionPicker {
         height: auto;
         max-height: 10;
-        border: round $accent;
+        border: round $panel-lighten-2;
+        border-title-color: $text-muted;
         padding: 0 1;
         display: none;
     }
@@ -78,6 +79,7 @@ class MentionPicker(OptionList):
         self.workspace = workspace
         self.vault = vault
         self.can_focus = False
+        self.border_title = "attach · ↑↓ choose · Enter insert · Esc close"
         self._candidates: list[Candidate] | None = None
         self._shown: list[Candidate] = []
         self._search = FuzzySearch()

@@ -99,7 +99,7 @@ class PromptInput(TextArea):
         Binding("enter", "submit", "Send"),
         Binding("ctrl+j,shift+enter", "newline", "New line", show=False),
         Binding("tab", "complete", "Complete", show=False),
-        Binding("ctrl+g", "edit_in_editor", "Editor"),
+        Binding("ctrl+g", "edit_in_editor", "Editor", show=False),
         Binding("ctrl+d", "app.quit", "Quit", show=False),
         Binding("ctrl+c", "interrupt_or_copy", "Cancel / exit", show=False),
     ]

@@ -165,3 +165,11 @@ async def test_every_front_attaches_through_the_session(workspace: Path) -> None
             "warning",
         ),
     ]
+
+
+def test_a_folder_its_repository_ignores_is_walked(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("scratch/\n")
+    (tmp_path / "scratch").mkdir()
+    (tmp_path / "scratch" / "notes.txt").write_text("x")
+    assert workspace_files(tmp_path / "scratch") == ["notes.txt"]

@@ -187,8 +187,10 @@ def _git_files(workspace: Path, limit: int) -> list[str] | None:
         return None
     if done.returncode != 0:
         return None
-    names = done.stdout.decode("utf-8", errors="replace").split("\0")
-    return sorted(dict.fromkeys(n for n in names if n))[:limit]
+    names = [n for n in done.stdout.decode("utf-8", errors="replace").split("\0") if n]
+    if not names:  # an empty repository, or a folder the repository ignores: walk it
+        return None
+    return sorted(dict.fromkeys(names))[:limit]
 
 
 def _walk(root: Path, wanted: Callable[[str], bool], limit: int) -> Iterator[str]:

@@ -22,11 +22,13 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from co_tui.attachments import NOTE_PREFIX, vault_notes, workspace_files
 from co_tui.visible import is_plain, visible
 
 SHOWN = 8
+MAX_SCORED = 2_000
 # The `@` word that ends at the cursor (same start rule as co_tui.attachments.MENTION).
 AT_CURSOR = re.compile(r'(?<![\w.@/\\])@("?[^\s"]*)$')
 
@@ -82,7 +84,6 @@ class MentionPicker(OptionList):
         self.border_title = "attach · ↑↓ choose · Enter insert · Esc close"
         self._candidates: list[Candidate] | None = None
         self._shown: list[Candidate] = []
-        self._search = FuzzySearch()
         self._dismissed = False  # Esc: closed until the cursor leaves the `@` word
 
     def watch_open(self, open_: bool) -> None:
@@ -118,11 +119,20 @@ class MentionPicker(OptionList):
     def _show(self, query: str) -> None:
         candidates = self._candidates or []
         if query:
-            scored = [(self._search.match(query, c.key), c) for c in candidates]
-            ranked = sorted((s for s in scored if s[0][0] > 0), key=lambda s: -s[0][0])
-            best = [(c, offsets) for (_, offsets), c in ranked[:SHOWN]]
+            self._rank(query, candidates)
         else:
-            best = [(c, ()) for c in candidates[:SHOWN]]  # type: ignore[misc]
+            self._display(query, [(c, ()) for c in candidates[:SHOWN]])
+
+    @work(thread=True, exclusive=True, group="mention-rank", exit_on_error=False)
+    def _rank(self, query: str, candidates: list[Candidate]) -> None:
+        """The best matches, off the event loop (thousands of paths take a while)."""
+        best = rank(query, candidates)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._display, query, best)
+
+    def _display(self, query: str, best: list[tuple[Candidate, Sequence[int]]]) -> None:
+        if query != self.query or self._dismissed:  # typed on meanwhile
+            return
         self._shown = [c for c, _ in best]
         self.clear_options()
         self.add_options(Option(_label(c, offsets)) for c, offsets in best)
@@ -147,6 +157,18 @@ class MentionPicker(OptionList):
         event.stop()
         self.highlighted = event.option_index
         self.choose()
+
+
+def rank(query: str, candidates: list[Candidate]) -> list[tuple[Candidate, Sequence[int]]]:
+    """The SHOWN best fuzzy matches of `query`, with the offsets of the matched letters.
+    A quick regular expression (the letters in order) keeps only what can match, and at
+    most MAX_SCORED of those are scored."""
+    letters = re.compile(".*?".join(map(re.escape, query)), re.IGNORECASE)
+    possible = [c for c in candidates if letters.search(c.key)][:MAX_SCORED]
+    search = FuzzySearch()
+    scored = [(search.match(query, c.key), c) for c in possible]
+    ranked = sorted((s for s in scored if s[0][0] > 0), key=lambda s: -s[0][0])
+    return [(c, offsets) for (_, offsets), c in ranked[:SHOWN]]
 
 
 def _label(candidate: Candidate, offsets: Sequence[int]) -> Text:

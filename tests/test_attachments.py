@@ -173,3 +173,26 @@ def test_a_folder_its_repository_ignores_is_walked(tmp_path: Path) -> None:
     (tmp_path / "scratch").mkdir()
     (tmp_path / "scratch" / "notes.txt").write_text("x")
     assert workspace_files(tmp_path / "scratch") == ["notes.txt"]
+
+
+def test_an_attached_file_is_a_private_source_and_not_replayed(
+    workspace: Path, tmp_path: Path
+) -> None:
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from co_tui.orchestrator.egress import context_sources
+    from co_tui.orchestrator.replay import replay
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "plan.md").write_text("the secret plan\n", encoding="utf-8")
+    prompt = expand("see @note:plan.md and @src/app.py", workspace, vault).prompt
+    messages = [ModelRequest(parts=[UserPromptPart(content=prompt)])]
+    sources = context_sources(messages)
+    assert [(s.label, s.origin.private, s.text) for s in sources] == [
+        ("attached note plan.md", True, "the secret plan\n"),
+        ("attached file src/app.py", True, "def f(x):\n    return x * 2\n"),
+    ]
+    (start, *_) = list(replay(messages, "sid"))
+    assert getattr(start, "prompt", None) == "see @note:plan.md and @src/app.py"
+    assert context_sources([ModelRequest(parts=[UserPromptPart(content="see @x")])]) == []

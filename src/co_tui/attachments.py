@@ -156,6 +156,35 @@ def _block(attachment: Attachment) -> str:
     return f"{header}\n{fence}\n{body}{fence}"
 
 
+# -- reading an expanded prompt back --
+
+# One block `_block` wrote: its kind, path, fence and text (the fence is longer than any run
+# of backticks in the text, so the first fence like it ends the block).
+_BLOCK = re.compile(
+    r"\n\nattached (file|note): (.+?) \((?:1 line|[\d,]+ lines)(?:, the first [\d,]+ bytes)?\)\n"
+    r"(`{3,})\n(.*?)\3(?=\n\n|\Z)",
+    re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class AttachedBlock:
+    kind: str  # "file" or "note"
+    path: str
+    text: str
+
+
+def attached_blocks(prompt: str) -> list[AttachedBlock]:
+    """The files an expanded prompt carries (for the egress guard: they are private)."""
+    return [AttachedBlock(m[1], m[2], m[4]) for m in _BLOCK.finditer(prompt)]
+
+
+def typed_text(prompt: str) -> str:
+    """What the user typed, without the attached files (for a restored transcript)."""
+    match = _BLOCK.search(prompt)
+    return prompt if match is None else prompt[: match.start()]
+
+
 # -- what can be mentioned (the picker's list) --
 
 

@@ -237,8 +237,6 @@ class Settings(BaseSettings):
     # turn that ran at least notify_after_s seconds ends (co_tui/tui/notify.py).
     notifications: bool = True
     notify_after_s: float = Field(default=10, ge=0)
-    # The editor Ctrl+G opens on the prompt when neither $VISUAL nor $EDITOR is set.
-    editor: str = ""
 
     @classmethod
     def settings_customise_sources(

@@ -191,6 +191,7 @@ async def test_at_opens_a_fuzzy_picker_and_enter_inserts_the_path(tmp_path: Path
     ws = mention_workspace(tmp_path)
     app = make_app(text_stream("ok"), ws)
     async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
         await pilot.press(*"explain @sapp")
         picker = app.chat.picker
         await wait_until(pilot, lambda: picker.open, "the @ picker to open")
@@ -211,6 +212,7 @@ async def test_esc_closes_the_picker_and_an_email_opens_none(tmp_path: Path) -> 
     ws = mention_workspace(tmp_path)
     app = make_app(text_stream("ok"), ws)
     async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
         await pilot.press(*"@doc")
         picker = app.chat.picker
         await wait_until(pilot, lambda: picker.open, "the @ picker to open")
@@ -223,3 +225,19 @@ async def test_esc_closes_the_picker_and_an_email_opens_none(tmp_path: Path) -> 
         await pilot.press(*"mail a@b")
         await pilot.pause(0.2)
         assert not picker.open
+
+
+async def test_copying_in_the_prompt_says_how_it_was_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        written = record_terminal(app)
+        app.chat.prompt.text = "copy me"
+        app.chat.prompt.select_all()
+        await pilot.press("ctrl+c")
+        told = "Copied via OSC 52 (your terminal must allow it)"
+        await wait_until(pilot, lambda: told in toasts(app), "the toast saying how it was copied")
+        assert any(w.startswith(f"{ESC}]52;c;") for w in written)

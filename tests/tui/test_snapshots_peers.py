@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from co_tui.config import Settings
 from tests.tui.helpers import make_app, text_stream, wait_until
 
 SIZE = (100, 30)
@@ -29,12 +30,12 @@ def test_at_picker_with_fuzzy_results(snap_compare: Any, tmp_path: Path) -> None
         (workspace / name).write_text("x\n", encoding="utf-8")
     vault.mkdir()
     (vault / "Apps to try.md").write_text("x\n", encoding="utf-8")
-    app = make_app(text_stream("unused"), workspace)
-    app.chat.picker.vault = vault
+    settings = Settings(theme="textual-dark", obsidian_vault_path=str(vault))
+    app = make_app(text_stream("unused"), workspace, settings=settings)
 
     async def run_before(pilot: Any) -> None:
         pilot.app.chat.prompt.cursor_blink = False
-        await pilot.pause()
+        assert await pilot.app.wait_ready()  # the picker lists the session's workspace
         await pilot.press(*"what does @app")
         await wait_until(pilot, lambda: pilot.app.chat.picker.open, "the @ picker to open")
         await pilot.pause()

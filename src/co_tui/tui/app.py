@@ -106,13 +106,7 @@ class CoApp(App[None]):
         self._turn_worker: Worker[None] | None = None
         path = user_data_dir() / "history" if history_path is _DEFAULT else history_path
         self.prompt_history = PromptHistory(path if isinstance(path, Path) else None)
-        vault = settings.obsidian_vault_path
-        self.chat = ChatScreen(
-            self.prompt_history,
-            show_thinking=settings.verbose,
-            workspace=deps.workspace if deps is not None else None,
-            vault=Path(vault).expanduser() if vault else None,
-        )
+        self.chat = ChatScreen(self.prompt_history, show_thinking=settings.verbose)
         self.frontend = TuiFrontend(self.chat)
         self.session = ChatSession(
             settings, frontend=self.frontend, store=session_store, bundle=bundle, deps=deps
@@ -167,6 +161,8 @@ class CoApp(App[None]):
             loaded = await self._open_stored()
             await asyncio.to_thread(session.build)
             assert session.deps is not None
+            self.chat.picker.workspace = session.deps.workspace  # where @ mentions are listed
+            self.chat.picker.vault = session.deps.obsidian_vault_path
             if warning := session.deps.sandbox_warning:
                 self._notice(warning, "warning")
             if loaded is not None:

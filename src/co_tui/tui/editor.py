@@ -1,5 +1,6 @@
-"""Ctrl+G: the prompt's text in the user's editor ($VISUAL, else $EDITOR, else the `editor`
-setting, else `vi` when installed), with the app suspended (Textual's `App.suspend`).
+"""Ctrl+G: the prompt's text in the user's editor ($VISUAL, else $EDITOR, else `vi` when
+installed), with the app suspended (Textual's `App.suspend`). There is no setting for it on
+purpose: a project's settings file must not choose a program that Ctrl+G would run.
 
 The draft goes to a private temporary file (0600, mkstemp) that is deleted afterwards. What
 the editor saved replaces the prompt; an editor that is missing, cannot run, exits non-zero
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
 FALLBACK = "vi"
-NONE_SET = "no editor: set $VISUAL or $EDITOR (or the `editor` setting)"
+NONE_SET = "no editor: set $VISUAL or $EDITOR"
 
 
 @dataclass(frozen=True)
@@ -33,11 +34,11 @@ class Edited:
     problem: str = ""
 
 
-def editor_command(configured: str = "", env: Mapping[str, str] | None = None) -> list[str]:
+def editor_command(env: Mapping[str, str] | None = None) -> list[str]:
     """The editor's command line (a variable may hold arguments: "code --wait"); [] when
     none is set and `vi` is not installed."""
     env = os.environ if env is None else env
-    for value in (env.get("VISUAL", ""), env.get("EDITOR", ""), configured):
+    for value in (env.get("VISUAL", ""), env.get("EDITOR", "")):
         if value.strip():
             try:
                 return shlex.split(value)

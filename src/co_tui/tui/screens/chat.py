@@ -87,15 +87,10 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "copy_last", "Copy answer"),
     ]
 
-    def __init__(
-        self,
-        history: PromptHistory,
-        show_thinking: bool,
-        workspace: Path | None = None,
-        vault: Path | None = None,
-    ) -> None:
+    def __init__(self, history: PromptHistory, show_thinking: bool) -> None:
         super().__init__(id="chat")
-        self.picker = MentionPicker(workspace or Path.cwd(), vault, id="mention-picker")
+        # The app gives it the session's workspace and vault once the session is built.
+        self.picker = MentionPicker(Path.cwd(), None, id="mention-picker")
         self.transcript = Transcript(id="transcript")
         self.sidebar = Sidebar(show_thinking=show_thinking, id="sidebar")
         self.prompt = PromptInput(history, id="prompt")

@@ -13,7 +13,6 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
 from textual import events
 from textual.binding import Binding
@@ -23,9 +22,6 @@ from textual.widgets import Static, TextArea
 
 from co_tui.private_files import open_private
 from co_tui.redaction import REDACTED, shared_redactor
-
-if TYPE_CHECKING:
-    from co_tui.tui.app import CoApp
 
 HISTORY_LIMIT = 1000
 
@@ -196,8 +192,7 @@ class PromptInput(TextArea):
         """Ctrl+G: the draft in $VISUAL/$EDITOR; what it saved replaces the draft."""
         from co_tui.tui.editor import edit_in_editor, editor_command
 
-        configured = cast("CoApp", self.app).settings.editor
-        edited = edit_in_editor(self.app, self.text, editor_command(configured))
+        edited = edit_in_editor(self.app, self.text, editor_command())
         if edited.text is None:
             self.app.notify(f"{edited.problem}; the draft is unchanged", severity="warning")
             return

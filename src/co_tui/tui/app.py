@@ -372,6 +372,7 @@ class CoApp(App[None]):
         ended = "the answer is ready"
         try:
             if not await self.wait_ready():
+                ended = "the turn could not start"
                 self._notice(f"cannot run a turn: {self.load_error}", "error")
                 return
             if pending is None:

@@ -220,10 +220,26 @@ class ChatSession:
 
     # -- turns --
     async def run(self, prompt: str) -> TurnResult:
-        """One user turn: recorded (every checkpoint saved), history and totals updated."""
+        """One user turn: recorded (every checkpoint saved), history and totals updated.
+        The files its `@` mentions name are attached for the model (co_tui/attachments.py)."""
         if self.recorder is not None:
             self.recorder.begin_turn(prompt)
-        return await self._run(prompt)
+        return await self._run(await self._with_attachments(prompt))
+
+    async def _with_attachments(self, prompt: str) -> str:
+        from co_tui.attachments import expand
+
+        if "@" not in prompt:
+            return prompt
+        _, deps = self.built()
+        vault = deps.obsidian_vault_path
+        expanded = await asyncio.to_thread(expand, prompt, self.workspace, vault)
+        for attachment in expanded.attachments:
+            level = "warning" if attachment.problem else "info"
+            self.frontend.emit(
+                ev.Status(session_id=self.session_id, message=attachment.note, level=level)
+            )
+        return expanded.prompt
 
     async def resume_pending(self, pending: DeferredToolRequests) -> TurnResult:
         """A stored session was waiting for approval: ask again, then continue the run."""

@@ -36,6 +36,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from co_tui.attachments import attached_blocks
 from co_tui.history import SUMMARY_PREFIX
 from co_tui.orchestrator.approvals import tool_args
 from co_tui.orchestrator.frontend import ApprovalRequest
@@ -59,6 +60,11 @@ _FIND_LIMIT = 256  # distinct 8-grams up to which a C-speed `in` per gram beats 
 _VERIFY_BUDGET = 2_000  # substring checks spent splitting runs that are not contiguous
 
 SUMMARY = Origin(OriginKind.SUMMARY, private=True, untrusted=False)
+# A file or note the user attached with `@` (co_tui/attachments.py): private, like a read.
+ATTACHED = {
+    "file": Origin(OriginKind.FILE, private=True, untrusted=False),
+    "note": Origin(OriginKind.NOTE, private=True, untrusted=False),
+}
 
 
 @dataclass(frozen=True)
@@ -229,6 +235,10 @@ def iter_sources(
             elif _is_summary(part):
                 text = str(part.content)
                 yield Source("summary of the earlier conversation", SUMMARY, "", text)
+            elif isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                for block in attached_blocks(part.content):
+                    label = f"attached {block.kind} {block.path}"
+                    yield Source(label, ATTACHED[block.kind], "", block.text)
 
 
 def context_sources(

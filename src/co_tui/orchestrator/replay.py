@@ -23,6 +23,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from co_tui.attachments import typed_text
 from co_tui.history import content_text, is_summary
 from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.approvals import key_argument, tool_args
@@ -36,7 +37,7 @@ SUMMARY_NOTE = "earlier conversation summarised"  # a summary stored by an older
 
 def _prompt_text(content: Any) -> str:
     if isinstance(content, str):
-        return content
+        return typed_text(content)  # the files it attached are not shown again
     return " ".join(c if isinstance(c, str) else f"[{type(c).__name__}]" for c in content)
 
 

@@ -47,6 +47,7 @@ from co_tui.tui.messages import (
     Submitted,
     TranscriptRestored,
 )
+from co_tui.tui.notify import AttentionNeeded, notify_unfocused
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.widgets.prompt import PromptHistory
@@ -161,6 +162,8 @@ class CoApp(App[None]):
             loaded = await self._open_stored()
             await asyncio.to_thread(session.build)
             assert session.deps is not None
+            self.chat.picker.workspace = session.deps.workspace  # where @ mentions are listed
+            self.chat.picker.vault = session.deps.obsidian_vault_path
             if warning := session.deps.sandbox_warning:
                 self._notice(warning, "warning")
             if loaded is not None:
@@ -317,6 +320,11 @@ class CoApp(App[None]):
     def _copy_requested(self) -> None:
         self.copy_last_answer()
 
+    @on(AttentionNeeded)
+    def _attention_needed(self, message: AttentionNeeded) -> None:
+        if self.settings.notifications:
+            notify_unfocused(self, message.body)
+
     # -- turns --
     @property
     def turn_running(self) -> bool:
@@ -377,8 +385,11 @@ class CoApp(App[None]):
         self._turn_worker = self._run_turn("", pending)
 
     async def _turn_body(self, prompt: str, pending: DeferredToolRequests | None) -> None:
+        started = time.monotonic()
+        ended = "the answer is ready"
         try:
             if not await self.wait_ready():
+                ended = "the turn could not start"
                 self._notice(f"cannot run a turn: {self.load_error}", "error")
                 return
             if pending is None:
@@ -386,12 +397,17 @@ class CoApp(App[None]):
             else:
                 await self.session.resume_pending(pending)
         except asyncio.CancelledError:
+            ended = "the turn was interrupted"
             self._notice("interrupted", "warning")
         except Exception as exc:  # a bug in a turn must leave the app usable
+            ended = "the turn failed"
             self._notice(f"the turn failed: {type(exc).__name__}: {exc}", "error")
         finally:
             self.chat.note = ""
             self.refresh_status()
+            elapsed = time.monotonic() - started
+            if elapsed >= self.settings.notify_after_s:
+                self.post_message(AttentionNeeded(f"{ended} (after {elapsed:.0f} s)"))
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _run_bang(self, cmd: str) -> None:
@@ -576,6 +592,20 @@ class CoApp(App[None]):
             self.push_screen(SpanScreen(initial_filter=span_filter))
 
     # -- clipboard --
+    def copy_to_clipboard(self, text: str, what: str = "") -> None:
+        """Every copy (the prompt's, a selection, /copy, Ctrl+O): OSC 52 as Textual sends
+        it, and the local clipboard tool (co_tui/tui/clipboard.py); a toast says which."""
+        super().copy_to_clipboard(text)
+        self._copy_locally(text, what)
+
+    @work(thread=True, group="clipboard", exit_on_error=False)
+    def _copy_locally(self, text: str, what: str) -> None:
+        from co_tui.tui.clipboard import copy_locally
+
+        outcome = copy_locally(text)
+        severity = "warning" if outcome.failed else "information"
+        self.call_from_thread(self.notify, outcome.message(what), severity=severity, timeout=4)
+
     def _copy(self, text: str) -> None:
         self.copy_to_clipboard(text)
 
@@ -584,5 +614,4 @@ class CoApp(App[None]):
         if not answer:
             self.notify("Nothing to copy yet.", timeout=2)
             return
-        self.copy_to_clipboard(answer)
-        self.notify("Copied the last answer.", timeout=2)
+        self.copy_to_clipboard(answer, "the last answer")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -46,7 +47,9 @@ from co_tui.tui.messages import (
     Submitted,
     TranscriptRestored,
 )
+from co_tui.tui.notify import AttentionNeeded
 from co_tui.tui.widgets.items import Note, RenderedItem, UserMessage
+from co_tui.tui.widgets.mention_picker import MentionPicker, mention_at_cursor
 from co_tui.tui.widgets.prompt import CompletionHint, PromptHistory, PromptInput
 from co_tui.tui.widgets.queued import QueuedMessages
 from co_tui.tui.widgets.sidebar import Sidebar
@@ -88,6 +91,8 @@ class ChatScreen(Screen[None]):
 
     def __init__(self, history: PromptHistory, show_thinking: bool) -> None:
         super().__init__(id="chat")
+        # The app gives it the session's workspace and vault once the session is built.
+        self.picker = MentionPicker(Path.cwd(), None, id="mention-picker")
         self.transcript = Transcript(id="transcript")
         self.sidebar = Sidebar(show_thinking=show_thinking, id="sidebar")
         self.prompt = PromptInput(history, id="prompt")
@@ -105,6 +110,7 @@ class ChatScreen(Screen[None]):
             yield self.sidebar.data_bind(ChatScreen.session_tokens)
         with Vertical(id="prompt-area"):
             yield self.queued
+            yield self.picker
             yield self.hint
             yield self.prompt
         yield self.status_bar.data_bind(
@@ -125,6 +131,7 @@ class ChatScreen(Screen[None]):
         self.hint.display = False
         self.prompt.placeholder = PLACEHOLDER
         self.watch(self.prompt, "queued", self._queue_changed)
+        self.watch(self.picker, "open", self._picker_opened)
         self.prompt.focus()
 
     def _queue_changed(self, queued: tuple[str, ...]) -> None:
@@ -167,12 +174,20 @@ class ChatScreen(Screen[None]):
         self.transcript.post_message(Settle(settled, laid_out=True))
 
     def _open_dialog(self, message: ApprovalAsked) -> None:
+        from co_tui.orchestrator.approvals import key_argument
         from co_tui.orchestrator.frontend import ApprovalDecision
         from co_tui.tui.screens.approval import ApprovalScreen
 
         if message.reply.done():  # the turn was cancelled meanwhile
             return
         self.note = "waiting for your decision"
+        request = message.request
+        self.post_message(
+            AttentionNeeded(
+                f"{request.tool_name} waits for your decision: "
+                f"{key_argument(request.tool_name, request.args)}"
+            )
+        )
 
         def decided(decision: ApprovalReply | None) -> None:
             self.note = ""
@@ -212,6 +227,31 @@ class ChatScreen(Screen[None]):
     def on_text_area_changed(self, event: PromptInput.Changed) -> None:
         if event.text_area is self.prompt:
             self.hint.show_for(self.prompt.text, self.custom_commands)
+            self._follow_mention()
+
+    def on_text_area_selection_changed(self, event: PromptInput.SelectionChanged) -> None:
+        if event.text_area is self.prompt:
+            self._follow_mention()
+
+    # -- the @ picker --
+    def _follow_mention(self) -> None:
+        self.picker.query = mention_at_cursor(self.prompt.line_before_cursor())
+
+    def _picker_opened(self, open_: bool) -> None:
+        self.prompt.mention_open = open_
+
+    def on_prompt_input_mention_key(self, event: PromptInput.MentionKey) -> None:
+        match event.key:
+            case "up" | "down":
+                self.picker.move(-1 if event.key == "up" else 1)
+            case "enter" | "tab":
+                self.picker.choose()
+            case _:
+                self.picker.dismiss()
+
+    def on_mention_picker_chosen(self, event: MentionPicker.Chosen) -> None:
+        self.prompt.replace_mention(event.text)
+        self.prompt.focus()
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         self.prompt.enqueue(event.text)
@@ -291,8 +331,7 @@ class ChatScreen(Screen[None]):
             return
         selected = self.get_selected_text()
         if selected:
-            self.app.copy_to_clipboard(selected)
-            self.app.notify("Copied the selection.", timeout=2)
+            self.app.copy_to_clipboard(selected)  # CoApp's: it says how it was copied
             self.clear_selection()
             return
         now = time.monotonic()

@@ -1,7 +1,8 @@
 """The prompt: multi-line input, history recall, /command completion.
 
 Enter sends; Shift+Enter (terminals with the Kitty protocol) or Ctrl+J inserts a newline.
-Up/Down recall history when the cursor is on the first/last line. The prompt stays live
+Up/Down recall history when the cursor is on the first/last line. Ctrl+G edits the text in
+$VISUAL/$EDITOR (co_tui/tui/editor.py). The prompt stays live
 while a turn runs: what is sent then waits in `queued` (the chat screen sends it when the
 turn ends), and Up on an empty prompt takes the last queued message back for editing.
 """
@@ -99,12 +100,22 @@ class PromptInput(TextArea):
         Binding("enter", "submit", "Send"),
         Binding("ctrl+j,shift+enter", "newline", "New line", show=False),
         Binding("tab", "complete", "Complete", show=False),
+        Binding("ctrl+g", "edit_in_editor", "Editor", show=False),
         Binding("ctrl+d", "app.quit", "Quit", show=False),
         Binding("ctrl+c", "interrupt_or_copy", "Cancel / exit", show=False),
     ]
 
     busy: reactive[bool] = reactive(False)  # a turn is running: shown, not blocking
     queued: reactive[tuple[str, ...]] = reactive(())  # sent while busy, oldest first
+    mention_open: reactive[bool] = reactive(False)  # the @ picker shows: it takes these keys
+
+    MENTION_KEYS = ("up", "down", "enter", "tab", "escape")
+
+    @dataclass
+    class MentionKey(Message):
+        """A key for the open @ picker (the prompt keeps the focus while it is open)."""
+
+        key: str
 
     @dataclass
     class Submitted(Message):
@@ -121,6 +132,11 @@ class PromptInput(TextArea):
         # Enter is handled here, in the widget's own queue, rather than by a priority
         # binding: a priority binding fires when the key reaches the app, before keys typed
         # just before it (a fast typist, a paste without bracketed paste) reach the text.
+        if self.mention_open and event.key in self.MENTION_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.MentionKey(event.key))
+            return
         if event.key in ("enter", "ctrl+j", "shift+enter"):
             event.stop()
             event.prevent_default()
@@ -176,6 +192,35 @@ class PromptInput(TextArea):
         self.text = f"{text}\n{draft}" if draft.strip() else text
         lines = text.split("\n")
         self.move_cursor((len(lines) - 1, len(lines[-1])))
+
+    def action_edit_in_editor(self) -> None:
+        """Ctrl+G: the draft in $VISUAL/$EDITOR; what it saved replaces the draft."""
+        from co_tui.tui.editor import edit_in_editor, editor_command
+
+        edited = edit_in_editor(self.app, self.text, editor_command())
+        if edited.text is None:
+            self.app.notify(f"{edited.problem}; the draft is unchanged", severity="warning")
+            return
+        self._set_text(edited.text, at_end=True)
+        self.focus()
+
+    # -- @ mentions --
+    def line_before_cursor(self) -> str:
+        row, column = self.cursor_location
+        return self.document.get_line(row)[:column]
+
+    def replace_mention(self, text: str) -> None:
+        """Put `text` (and a space) in place of the `@` word that ends at the cursor."""
+        from co_tui.tui.widgets.mention_picker import mention_at_cursor
+
+        before = self.line_before_cursor()
+        typed = mention_at_cursor(before)
+        if typed is None:
+            return
+        row, column = self.cursor_location
+        start = before.rindex("@")
+        self.replace(f"{text} ", (row, start), (row, column))
+        self.move_cursor((row, start + len(text) + 1))
 
     def action_complete(self) -> None:
         text = self.text

@@ -1,0 +1,43 @@
+"""Snapshots of the everyday features peers have: the @ picker. Update with
+`pytest tests/tui/test_snapshots_peers.py --snapshot-update` and look at every SVG in
+snapshots/test_snapshots_peers/ before accepting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from co_tui.config import Settings
+from tests.tui.helpers import make_app, text_stream, wait_until
+
+SIZE = (100, 30)
+FILES = (
+    "README.md",
+    "src/co_tui/app.py",
+    "src/co_tui/attachments.py",
+    "src/co_tui/tui/app.py",
+    "src/co_tui/tui/widgets/prompt.py",
+    "docs/api.md",
+    "tests/test_app.py",
+)
+
+
+def test_at_picker_with_fuzzy_results(snap_compare: Any, tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    vault = tmp_path / "vault"
+    for name in FILES:
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text("x\n", encoding="utf-8")
+    vault.mkdir()
+    (vault / "Apps to try.md").write_text("x\n", encoding="utf-8")
+    settings = Settings(theme="textual-dark", obsidian_vault_path=str(vault))
+    app = make_app(text_stream("unused"), workspace, settings=settings)
+
+    async def run_before(pilot: Any) -> None:
+        pilot.app.chat.prompt.cursor_blink = False
+        assert await pilot.app.wait_ready()  # the picker lists the session's workspace
+        await pilot.press(*"what does @app")
+        await wait_until(pilot, lambda: pilot.app.chat.picker.open, "the @ picker to open")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -46,7 +46,8 @@ from co_tui.tui.messages import (
     Submitted,
     TranscriptRestored,
 )
-from co_tui.tui.widgets.items import Note, RenderedItem, UserMessage
+from co_tui.tui.widgets.items import Note, RenderedItem
+from co_tui.tui.widgets.user_message import UserMessage
 from co_tui.tui.widgets.prompt import CompletionHint, PromptHistory, PromptInput
 from co_tui.tui.widgets.queued import QueuedMessages
 from co_tui.tui.widgets.sidebar import Sidebar
@@ -237,7 +238,7 @@ class ChatScreen(Screen[None]):
             self.app.exit()
         elif stripped.startswith("!"):
             command = stripped[1:].strip()
-            self.transcript.add(UserMessage(f"`!{command}`"))
+            self.transcript.add(UserMessage(f"!{command}"))
             if not command:
                 self.transcript.add(Note("usage: !<shell command>", "info"))
                 return

@@ -1,0 +1,101 @@
+"""The transcript as a user reads it: prompts shown as typed, long pastes folded, answers'
+Markdown, keyboard scrolling, and /find."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from co_tui.orchestrator import events as ev
+from co_tui.tui.widgets.transcript import restored_items
+from co_tui.tui.widgets.user_message import UserMessage
+from tests.tui.helpers import SIZE, make_app, rendered, settle, text_stream, wait_until
+
+CODE_PROMPT = "def f(x):\n    return x * 2\n# a heading?\nthe end"
+SID = "11111111-2222-3333-4444-555555555555"
+
+
+async def send(pilot: Any, text: str) -> None:
+    app = pilot.app
+    assert await app.wait_ready()
+    app.chat.prompt.text = text
+    await pilot.press("enter")
+    await settle(pilot, app)
+
+
+def user_messages(app: Any) -> list[UserMessage]:
+    return list(app.query(UserMessage))
+
+
+async def test_a_prompt_is_shown_as_typed(tmp_path: Path) -> None:
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, CODE_PROMPT)
+        shown = rendered(user_messages(app)[0]).splitlines()
+        lines = [line.strip("▎▌▊ │") for line in shown]  # the message's left bar and padding
+        assert "def f(x):" in lines[0]
+        assert any(line.rstrip().endswith("    return x * 2") for line in shown)
+        assert any("# a heading?" in line for line in shown)  # not a heading: the `#` shows
+        assert len([line for line in lines if line.strip()]) == 4  # line breaks kept
+
+
+async def test_markup_and_escapes_in_a_prompt_show_as_text(tmp_path: Path) -> None:
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "[bold]not bold[/bold] **stars** \x1b[2K")
+        shown = rendered(user_messages(app)[0])
+        assert "[bold]not bold[/bold] **stars**" in shown
+        assert "\\x1b[2K" in shown or "\\e[2K" in shown or "␛" in shown
+
+
+async def test_a_shell_command_echo_is_plain(tmp_path: Path) -> None:
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "!echo hi")
+        assert "!echo hi" in rendered(user_messages(app)[0])
+        assert "`" not in rendered(user_messages(app)[0])
+
+
+async def test_a_long_paste_is_folded_and_unfolds(tmp_path: Path) -> None:
+    paste = "\n".join(f"line {n} of the paste" for n in range(1, 1501))
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, paste)
+        message = user_messages(app)[0]
+        shown = rendered(message)
+        assert "[pasted 1,500 lines, 33 KB] · click to expand" in shown
+        assert "line 1 of the paste" in shown
+        assert "line 100 of the paste" not in shown
+        assert message.size.height < 10
+        await pilot.click(message)
+        await wait_until(pilot, lambda: message.size.height > 1500, "the paste to unfold")
+        assert message.expanded
+        app.chat.transcript.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.click(message, offset=(2, 0))
+        await wait_until(pilot, lambda: message.size.height < 10, "the paste to fold again")
+        # The keyboard: the folded paste takes focus; Enter unfolds it.
+        message.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: message.expanded, "Enter to unfold the paste")
+
+
+async def test_a_short_message_is_not_folded(tmp_path: Path) -> None:
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "\n".join(f"line {n}" for n in range(1, 20)))
+        shown = rendered(user_messages(app)[0])
+        assert "pasted" not in shown
+        assert "line 19" in shown
+
+
+async def test_a_restored_prompt_is_shown_as_typed(tmp_path: Path) -> None:
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
+        events = [ev.TurnStart(session_id=SID, prompt=CODE_PROMPT, replayed=True)]
+        app.chat.transcript.load_items(restored_items(events))
+        await pilot.pause()
+        shown = rendered(user_messages(app)[0])
+        assert "    return x * 2" in shown
+        assert "# a heading?" in shown

@@ -99,3 +99,41 @@ async def test_a_restored_prompt_is_shown_as_typed(tmp_path: Path) -> None:
         shown = rendered(user_messages(app)[0])
         assert "    return x * 2" in shown
         assert "# a heading?" in shown
+
+
+MARKDOWN_ANSWER = (
+    "> a quoted line\n\n"
+    "1. first\n2. second\n\n"
+    "See [the docs](https://example.com/docs) and [https://x.org](https://x.org).\n\n"
+    "| Name | Description | Notes |\n|---|---|---|\n"
+    "| alpha | "
+    + "a long description that keeps going " * 8
+    + "to its last-word | "
+    + "notes that run on " * 6
+    + "to the-end |\n"
+    "| beta | short | x |\n\n" + "A paragraph of prose that runs on and on. " * 10
+)
+
+
+async def test_an_answer_reads_well(tmp_path: Path) -> None:
+    from co_tui.tui.widgets.assistant_message import AssistantMessage
+    from tests.tui.helpers import on_screen
+
+    app = make_app(text_stream(MARKDOWN_ANSWER), tmp_path)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await send(pilot, "markdown please")
+        answer = app.query_one(AssistantMessage)
+        shown = rendered(answer)
+        lines = shown.splitlines()
+        assert any(line.startswith("▎ a quoted line") for line in lines)
+        quote = next(s for s in on_screen(answer) if "a quoted line" in s.text)
+        colours = {seg.style.color.name for seg in quote if seg.style and seg.style.color}
+        assert "magenta" not in colours  # a quote is not an error
+        assert any(line.lstrip().startswith("1. first") for line in lines)
+        assert any(line.lstrip().startswith("2. second") for line in lines)
+        assert "the docs (https://example.com/docs)" in shown
+        assert "(https://x.org)" not in shown  # the address is the text: shown once
+        assert "last-word" in shown and "the-end" in shown  # wide table cells wrap, not cut
+        assert "…" not in shown
+        assert answer.size.width <= 110  # readable prose on a wide terminal
+        assert max(len(line.rstrip()) for line in lines) <= 110

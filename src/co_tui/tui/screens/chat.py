@@ -47,12 +47,12 @@ from co_tui.tui.messages import (
     TranscriptRestored,
 )
 from co_tui.tui.widgets.items import Note, RenderedItem
-from co_tui.tui.widgets.user_message import UserMessage
 from co_tui.tui.widgets.prompt import CompletionHint, PromptHistory, PromptInput
 from co_tui.tui.widgets.queued import QueuedMessages
 from co_tui.tui.widgets.sidebar import Sidebar
 from co_tui.tui.widgets.status_bar import StatusBar
 from co_tui.tui.widgets.transcript import Transcript
+from co_tui.tui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
     from co_tui.custom_commands import CustomCommand

@@ -23,8 +23,8 @@ from co_tui.tui.messages import Settle, ShowEvent, TranscriptRestored
 from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.decision import approval_line
 from co_tui.tui.widgets.items import Note, RenderedItem, TranscriptItem, markdown
-from co_tui.tui.widgets.user_message import UserMessage
 from co_tui.tui.widgets.tool_call import ToolCallBlock
+from co_tui.tui.widgets.user_message import UserMessage
 
 MAX_ITEMS = 120  # transcript items kept mounted; older ones are archived
 PRUNE_BATCH = 40

@@ -180,6 +180,9 @@ KEY_HELP: list[tuple[str, str]] = [
     ("Ctrl+O", "copy the last answer (/copy n: a code block)"),
     ("Ctrl+P", "command palette"),
     ("F2", "span viewer (Esc returns)"),
+    ("PageUp / PageDown", "scroll the conversation a page"),
+    ("Shift+Up / Shift+Down", "scroll the conversation a line (in a one-line prompt)"),
+    ("Ctrl+Home / Ctrl+End", "the top of the conversation / back to the end (follows output)"),
 ]
 
 

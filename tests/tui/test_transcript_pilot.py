@@ -137,3 +137,76 @@ async def test_an_answer_reads_well(tmp_path: Path) -> None:
         assert "…" not in shown
         assert answer.size.width <= 110  # readable prose on a wide terminal
         assert max(len(line.rstrip()) for line in lines) <= 110
+
+
+def long_conversation(turns: int) -> list[ev.TurnEvent]:
+    events: list[ev.TurnEvent] = []
+    for n in range(turns):
+        events.append(ev.TurnStart(session_id=SID, prompt=f"question {n}", replayed=True))
+        events.append(ev.TextEnd(session_id=SID, content=f"answer {n}\n\nmore words {n}"))
+    return events
+
+
+async def restored(pilot: Any, turns: int) -> Any:
+    app = pilot.app
+    assert await app.wait_ready()
+    app.chat.transcript.load_items(restored_items(long_conversation(turns)))
+    await pilot.pause()
+    await app.chat.transcript.layout_settled()
+    return app.chat.transcript
+
+
+async def test_keys_scroll_the_transcript_while_the_prompt_has_focus(tmp_path: Path) -> None:
+    from co_tui.tui.widgets.items import Note
+
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = await restored(pilot, 100)
+        assert app.chat.prompt.has_focus
+        bottom = transcript.scroll_y
+        assert bottom == transcript.max_scroll_y > 0
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: transcript.scroll_y < bottom - 5, "PageUp to scroll")
+        paged = transcript.scroll_y
+        await pilot.press("shift+up")
+        await wait_until(pilot, lambda: transcript.scroll_y == paged - 1, "Shift+Up: a line")
+        await pilot.press("shift+down")
+        await wait_until(pilot, lambda: transcript.scroll_y == paged, "Shift+Down: a line")
+        # Scrolled up, new output does not pull the view down.
+        transcript.add(Note("new output"))
+        await pilot.pause()
+        await transcript.layout_settled()
+        assert transcript.scroll_y == paged
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: transcript.scroll_y > paged, "PageDown to scroll")
+        # The top brings back what was archived; a second press the batch before it.
+        archived = len(transcript._archived)
+        assert archived > 0
+        await pilot.press("ctrl+home")
+        await wait_until(pilot, lambda: len(transcript._archived) < archived, "earlier items")
+        await pilot.pause()
+        assert "question" in rendered(transcript)
+        # Ctrl+End: the end, and new output is followed again.
+        await pilot.press("ctrl+end")
+        await wait_until(
+            pilot, lambda: transcript.scroll_y == transcript.max_scroll_y, "Ctrl+End: the end"
+        )
+        transcript.add(Note("latest output"))
+        await pilot.pause()
+        await transcript.layout_settled()
+        await wait_until(pilot, lambda: "latest output" in rendered(transcript), "following")
+
+
+async def test_shift_arrows_select_in_a_prompt_of_several_lines(tmp_path: Path) -> None:
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = await restored(pilot, 30)
+        app.chat.prompt.text = "first line\nsecond line"
+        app.chat.prompt.move_cursor((1, 3))
+        await pilot.pause()
+        await transcript.layout_settled()  # the taller prompt made the transcript shorter
+        before = transcript.scroll_y
+        await pilot.press("shift+up")
+        await pilot.pause()
+        assert transcript.scroll_y == before
+        assert app.chat.prompt.selected_text  # the arrow selected instead

@@ -85,6 +85,13 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+t", "toggle_thinking", "Thinking"),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar"),
         Binding("ctrl+o", "copy_last", "Copy answer"),
+        # The transcript scrolls from the keyboard while the prompt keeps focus.
+        Binding("pageup", "transcript_page(-1)", "Page up", show=False, priority=True),
+        Binding("pagedown", "transcript_page(1)", "Page down", show=False, priority=True),
+        Binding("shift+up", "transcript_line(-1)", "Line up", show=False, priority=True),
+        Binding("shift+down", "transcript_line(1)", "Line down", show=False, priority=True),
+        Binding("ctrl+home", "transcript_top", "Top", show=False, priority=True),
+        Binding("ctrl+end", "transcript_bottom", "Bottom", show=False, priority=True),
     ]
 
     def __init__(self, history: PromptHistory, show_thinking: bool) -> None:
@@ -279,6 +286,8 @@ class ChatScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
             return self.turn_running or bool(self.prompt.queued)
+        if action == "transcript_line":  # in a prompt of several lines Shift+arrows select
+            return not (self.prompt.has_focus and "\n" in self.prompt.text)
         return True
 
     def action_interrupt(self) -> None:
@@ -310,6 +319,18 @@ class ChatScreen(Screen[None]):
 
     def action_toggle_sidebar(self) -> None:
         self.sidebar.display = not self.sidebar.display
+
+    def action_transcript_page(self, direction: int) -> None:
+        self.transcript.page(direction)
+
+    def action_transcript_line(self, direction: int) -> None:
+        self.transcript.line(direction)
+
+    def action_transcript_top(self) -> None:
+        self.transcript.to_top()
+
+    def action_transcript_bottom(self) -> None:
+        self.transcript.to_bottom()
 
     def action_copy_last(self) -> None:
         self.post_message(CopyAnswerRequested())

@@ -202,6 +202,34 @@ class Transcript(VerticalScroll):
         if new <= 0 and self._archived:
             self.restore_batch()
 
+    # -- reading history from the keyboard (the prompt keeps focus) --
+    def page(self, direction: int) -> None:
+        """A page up (-1) or down (+1)."""
+        if direction < 0:
+            self._scroll_up(self.scroll_page_up)
+        else:
+            self.scroll_page_down(animate=False)
+
+    def line(self, direction: int) -> None:
+        if direction < 0:
+            self._scroll_up(self.scroll_up)
+        else:
+            self.scroll_down(animate=False)
+
+    def to_top(self) -> None:
+        self._scroll_up(self.scroll_home)
+
+    def to_bottom(self) -> None:
+        """The end, following new output again."""
+        self.scroll_end(animate=False)
+
+    def _scroll_up(self, scroll: Callable[..., object]) -> None:
+        # At the top already, scrolling does not move: show the next archived batch instead.
+        if self.scroll_y <= 0 and self._archived:
+            self.restore_batch()
+        else:
+            scroll(animate=False)
+
     def restore_batch(self) -> None:
         batch = self._archived[-PRUNE_BATCH:]
         del self._archived[-PRUNE_BATCH:]

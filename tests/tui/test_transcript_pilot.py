@@ -210,3 +210,58 @@ async def test_shift_arrows_select_in_a_prompt_of_several_lines(tmp_path: Path) 
         await pilot.pause()
         assert transcript.scroll_y == before
         assert app.chat.prompt.selected_text  # the arrow selected instead
+
+
+def found(app: Any) -> list[Any]:
+    return list(app.chat.transcript.query(".-found"))
+
+
+async def test_ctrl_f_finds_text_in_archived_items_too(tmp_path: Path) -> None:
+    from co_tui.tui.widgets.find_bar import FindBar
+
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = await restored(pilot, 100)  # 200 items: most of them archived
+        archived = len(transcript._archived)
+        bar = app.chat.query_one(FindBar)
+        assert not bar.display
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: bar.display and bar.field.has_focus, "the find bar")
+        await pilot.press(
+            *["space" if c == " " else c for c in "MORE WORDS 7"]
+        )  # case-insensitive: answers 7 and 70 to 79
+        await wait_until(pilot, lambda: "1 of 11" in str(bar.status.render()), "1 of 11")
+        assert "more words 79" in rendered(found(app)[0])  # the newest first
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "2 of 11" in str(bar.status.render()), "2 of 11")
+        assert "more words 78" in rendered(found(app)[0])
+        await pilot.press("shift+f3")
+        await wait_until(pilot, lambda: "1 of 11" in str(bar.status.render()), "back to 1")
+        for _ in range(10):
+            await pilot.press("f3")
+        await wait_until(pilot, lambda: "11 of 11" in str(bar.status.render()), "the oldest")
+        item = found(app)[0]
+        assert item.plain_text.endswith("more words 7") and len(transcript._archived) < archived
+        await pilot.pause()
+        await transcript.layout_settled()
+        assert item.region.y >= transcript.region.y  # scrolled to it: it is on screen
+        assert item.region.y < transcript.region.bottom
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.chat.prompt.has_focus, "Esc: back to the prompt")
+        assert not bar.display and not found(app)
+
+
+async def test_find_says_when_nothing_matches(tmp_path: Path) -> None:
+    from co_tui.tui.widgets.find_bar import FindBar
+
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await restored(pilot, 5)
+        app.chat.prompt.text = "/find no such words"
+        await pilot.press("enter")
+        bar = app.chat.query_one(FindBar)
+        await wait_until(pilot, lambda: "no match" in str(bar.status.render()), "no match")
+        assert bar.field.value == "no such words" and not found(app)
+        bar.field.value = "question 3"
+        await wait_until(pilot, lambda: "1 of 1" in str(bar.status.render()), "a match")
+        assert "question 3" in rendered(found(app)[0])

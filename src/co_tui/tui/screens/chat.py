@@ -46,6 +46,7 @@ from co_tui.tui.messages import (
     Submitted,
     TranscriptRestored,
 )
+from co_tui.tui.widgets.find_bar import FindBar
 from co_tui.tui.widgets.items import Note, RenderedItem
 from co_tui.tui.widgets.prompt import CompletionHint, PromptHistory, PromptInput
 from co_tui.tui.widgets.queued import QueuedMessages
@@ -92,6 +93,7 @@ class ChatScreen(Screen[None]):
         Binding("shift+down", "transcript_line(1)", "Line down", show=False, priority=True),
         Binding("ctrl+home", "transcript_top", "Top", show=False, priority=True),
         Binding("ctrl+end", "transcript_bottom", "Bottom", show=False, priority=True),
+        Binding("ctrl+f", "find", "Find"),
     ]
 
     def __init__(self, history: PromptHistory, show_thinking: bool) -> None:
@@ -101,6 +103,7 @@ class ChatScreen(Screen[None]):
         self.prompt = PromptInput(history, id="prompt")
         self.hint = CompletionHint("", id="completion-hint", markup=False)
         self.queued = QueuedMessages("", id="queued", markup=False)
+        self.find_bar = FindBar(id="find-bar")
         self.status_bar = StatusBar(id="status-bar")
         self.router = DisplayRouter()
         self._tokens_before_turn = 0
@@ -112,6 +115,7 @@ class ChatScreen(Screen[None]):
             yield self.transcript
             yield self.sidebar.data_bind(ChatScreen.session_tokens)
         with Vertical(id="prompt-area"):
+            yield self.find_bar
             yield self.queued
             yield self.hint
             yield self.prompt
@@ -331,6 +335,22 @@ class ChatScreen(Screen[None]):
 
     def action_transcript_bottom(self) -> None:
         self.transcript.to_bottom()
+
+    def action_find(self) -> None:
+        self.open_find()
+
+    def open_find(self, text: str = "") -> None:
+        """The find bar (Ctrl+F, /find [text])."""
+        self.find_bar.open(text)
+
+    @on(FindBar.Find)
+    def _find(self, message: FindBar.Find) -> None:
+        self.find_bar.show_result(*self.transcript.find(message.query, message.step))
+
+    @on(FindBar.Closed)
+    def _find_closed(self) -> None:
+        self.transcript.clear_found()
+        self.prompt.focus()
 
     def action_copy_last(self) -> None:
         self.post_message(CopyAnswerRequested())

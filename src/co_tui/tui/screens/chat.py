@@ -93,7 +93,7 @@ class ChatScreen(Screen[None]):
         Binding("shift+down", "transcript_line(1)", "Line down", show=False, priority=True),
         Binding("ctrl+home", "transcript_top", "Top", show=False, priority=True),
         Binding("ctrl+end", "transcript_bottom", "Bottom", show=False, priority=True),
-        Binding("ctrl+f", "find", "Find"),
+        Binding("ctrl+f", "find", "Find", show=False),
     ]
 
     def __init__(self, history: PromptHistory, show_thinking: bool) -> None:

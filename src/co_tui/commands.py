@@ -60,6 +60,10 @@ def _no_span_viewer(span_filter: str) -> None:
     )
 
 
+def _no_find(text: str) -> None:
+    raise NotAvailableHere("There is no conversation to search here.")
+
+
 def _no_exit() -> None:
     raise NotAvailableHere("There is no app to leave here.")
 
@@ -84,6 +88,8 @@ class CommandContext:
     resume_session: Callable[[str], None] = _no_session_browser
     # The front's span viewer, with a filter (/spans).
     open_spans: Callable[[str], None] = _no_span_viewer
+    # The front's find bar, opened on a search text ('' to type one) (/find).
+    find_in_transcript: Callable[[str], None] = _no_find
     # Leave the app (/exit, /quit).
     exit_app: Callable[[], None] = _no_exit
     # Write the session as Markdown to a file ('' for the default name) (/export).
@@ -180,6 +186,10 @@ KEY_HELP: list[tuple[str, str]] = [
     ("Ctrl+O", "copy the last answer (/copy n: a code block)"),
     ("Ctrl+P", "command palette"),
     ("F2", "span viewer (Esc returns)"),
+    ("Ctrl+F", "find in the conversation: Enter / F3 older, Shift+Enter / Shift+F3 newer"),
+    ("PageUp / PageDown", "scroll the conversation a page"),
+    ("Shift+Up / Shift+Down", "scroll the conversation a line (in a one-line prompt)"),
+    ("Ctrl+Home / Ctrl+End", "the top of the conversation / back to the end (follows output)"),
 ]
 
 
@@ -380,6 +390,10 @@ async def _resume(ctx: CommandContext, arg: str) -> None:
     ctx.resume_session(arg.strip())
 
 
+async def _find(ctx: CommandContext, arg: str) -> None:
+    ctx.find_in_transcript(arg.strip())
+
+
 async def _spans(ctx: CommandContext, arg: str) -> None:
     ctx.open_spans(arg)
 
@@ -439,6 +453,7 @@ COMMANDS: dict[str, SlashCommand] = {
         "copy", "copy the last answer, or its n-th code block", _copy, "/copy [n]"
     ),
     "forget": SlashCommand("forget", "delete a saved memory by its id", _forget, "/forget <id>"),
+    "find": SlashCommand("find", "search the conversation (also Ctrl+F)", _find, "/find [text]"),
     "spans": SlashCommand("spans", "the live span viewer (also F2)", _spans, "/spans [filter]"),
     "compact": SlashCommand(
         "compact", "summarise the conversation to free context", _compact, "/compact [focus]"

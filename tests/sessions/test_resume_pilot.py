@@ -19,9 +19,9 @@ from co_tui.sessions import SessionStore
 from co_tui.tui.app import CoApp
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.screens.sessions import ConfirmScreen, SessionsScreen
-from co_tui.tui.widgets.items import UserMessage
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from co_tui.tui.widgets.transcript import MAX_ITEMS
+from co_tui.tui.widgets.user_message import UserMessage
 from tests.helpers import user_prompts
 from tests.tui.helpers import SIZE, approval_dialog, last_tool_returns, settle
 

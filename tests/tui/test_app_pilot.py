@@ -12,8 +12,8 @@ from pydantic_ai.models.function import AgentInfo
 
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.assistant_message import AssistantMessage
-from co_tui.tui.widgets.items import UserMessage
 from co_tui.tui.widgets.tool_call import ToolCallBlock
+from co_tui.tui.widgets.user_message import UserMessage
 from tests.helpers import user_prompts
 from tests.tui.helpers import (
     SIZE,

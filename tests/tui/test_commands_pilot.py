@@ -26,7 +26,8 @@ from co_tui.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.tui.app import CoApp
 from co_tui.tui.palette import SlashCommandProvider
-from co_tui.tui.widgets.items import RenderedItem, UserMessage
+from co_tui.tui.widgets.items import RenderedItem
+from co_tui.tui.widgets.user_message import UserMessage
 from tests.servers.models_fake import ModelsServer
 from tests.tui.helpers import make_app, rendered, settle, text_stream, wait_until
 

@@ -477,6 +477,7 @@ class CoApp(App[None]):
             last_answer=session.last_answer,
             copy_to_clipboard=self._copy,
             open_spans=self.open_spans,
+            find_in_transcript=self.chat.open_find,
             resume_session=self.open_session,
             exit_app=self.exit,
             export_session=self._export,

@@ -1,13 +1,25 @@
-"""The cheap Rich renderable that finished transcript text becomes."""
+"""The cheap Rich renderable that finished transcript text becomes.
+
+Rich's Markdown, adjusted for a chat: headings on the left, block quotes dim with a bar
+(Rich's magenta reads as an error), ordered lists numbered "1.", a link's address shown
+after its text when they differ (a terminal may not make links clickable), and table cells
+that wrap instead of being cut.
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.console import JustifyMethod
-from rich.markdown import Heading, Markdown
+from markdown_it.token import Token
+from rich import box
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
+from rich.markdown import BlockQuote, Heading, ListItem, Markdown, TableElement
+from rich.segment import Segment
+from rich.table import Table
 
 from co_tui.visible import visible
+
+QUOTE_BAR = "▎ "
 
 
 class _LeftHeading(Heading):
@@ -16,11 +28,102 @@ class _LeftHeading(Heading):
     )
 
 
-class TranscriptMarkdown(Markdown):
-    """Rich Markdown with left-aligned headings (a centred h1 looks lost in a chat)."""
+class _Quote(BlockQuote):
+    style_name = "italic"
 
-    elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width - len(QUOTE_BAR)
+        lines = console.render_lines(self.elements, options.update(width=width), style=self.style)
+        bar = Segment(QUOTE_BAR, console.get_style("dim"))
+        for line in lines:
+            yield bar
+            for segment in line:  # dim the quote's own colours too
+                yield Segment(
+                    segment.text, (segment.style or self.style) + console.get_style("dim")
+                )
+            yield Segment.line()
+
+
+class _ListItem(ListItem):
+    def render_number(
+        self, console: Console, options: ConsoleOptions, number: int, last_number: int
+    ) -> RenderResult:
+        width = len(str(last_number)) + 3  # " 10. "
+        lines = console.render_lines(
+            self.elements, options.update(width=options.max_width - width), style=self.style
+        )
+        number_style = console.get_style("markdown.item.number", default="none")
+        numeral = Segment(f"{number}.".rjust(width - 1) + " ", number_style)
+        padding = Segment(" " * width)
+        for index, line in enumerate(lines):
+            yield numeral if index == 0 else padding
+            yield from line
+            yield Segment.line()
+
+
+class _WrappingTable(TableElement):
+    """Rich's Markdown table, with cells that fold a long word instead of ending it in '…'."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        table = Table(
+            box=box.SIMPLE,
+            pad_edge=False,
+            style="markdown.table.border",
+            show_edge=True,
+            collapse_padding=True,
+        )
+        if self.header is not None and self.header.row is not None:
+            for cell in self.header.row.cells:
+                heading = cell.content.copy()
+                heading.stylize("markdown.table.header")
+                table.add_column(heading, overflow="fold")
+        if self.body is not None:
+            for row in self.body.rows:
+                table.add_row(*(cell.content for cell in row.cells))
+        yield table
+
+
+def _show_link_addresses(tokens: list[Token]) -> None:
+    """After each link whose text is not its address, add ' (address)', itself a link."""
+    for token in tokens:
+        if token.children:
+            token.children = _with_addresses(token.children)
+
+
+def _with_addresses(children: list[Token]) -> list[Token]:
+    out: list[Token] = []
+    href: str | None = None
+    words: list[str] = []
+    for child in children:
+        out.append(child)
+        if child.type == "link_open":
+            href, words = str(child.attrs.get("href", "")), []
+        elif href is not None and child.type in ("text", "code_inline"):
+            words.append(child.content)
+        elif child.type == "link_close" and href is not None:
+            label = "".join(words).strip()
+            if href and label not in (href, href.removeprefix("mailto:")):
+                out += [
+                    Token("text", "", 0, content=" ("),
+                    Token("link_open", "a", 1, attrs={"href": href}),
+                    Token("text", "", 0, content=href),
+                    Token("link_close", "a", -1),
+                    Token("text", "", 0, content=")"),
+                ]
+            href = None
+    return out
+
+
+class TranscriptMarkdown(Markdown):
+    elements: ClassVar = {
+        **Markdown.elements,
+        "heading_open": _LeftHeading,
+        "blockquote_open": _Quote,
+        "list_item_open": _ListItem,
+        "table_open": _WrappingTable,
+    }
 
     def __init__(self, text: str) -> None:
         # Model output can carry escape sequences (from a web page, a file): shown, not run.
         super().__init__(visible(text, keep="\n\t"), code_theme="monokai", hyperlinks=True)
+        _show_link_addresses(self.parsed)

@@ -48,13 +48,15 @@ from co_tui.tui.messages import (
     TranscriptRestored,
 )
 from co_tui.tui.notify import AttentionNeeded
-from co_tui.tui.widgets.items import Note, RenderedItem, UserMessage
+from co_tui.tui.widgets.find_bar import FindBar
+from co_tui.tui.widgets.items import Note, RenderedItem
 from co_tui.tui.widgets.mention_picker import MentionPicker, mention_at_cursor
 from co_tui.tui.widgets.prompt import CompletionHint, PromptHistory, PromptInput
 from co_tui.tui.widgets.queued import QueuedMessages
 from co_tui.tui.widgets.sidebar import Sidebar
 from co_tui.tui.widgets.status_bar import StatusBar
 from co_tui.tui.widgets.transcript import Transcript
+from co_tui.tui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
     from co_tui.custom_commands import CustomCommand
@@ -87,6 +89,14 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+t", "toggle_thinking", "Thinking"),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar"),
         Binding("ctrl+o", "copy_last", "Copy answer"),
+        # The transcript scrolls from the keyboard while the prompt keeps focus.
+        Binding("pageup", "transcript_page(-1)", "Page up", show=False, priority=True),
+        Binding("pagedown", "transcript_page(1)", "Page down", show=False, priority=True),
+        Binding("shift+up", "transcript_line(-1)", "Line up", show=False, priority=True),
+        Binding("shift+down", "transcript_line(1)", "Line down", show=False, priority=True),
+        Binding("ctrl+home", "transcript_top", "Top", show=False, priority=True),
+        Binding("ctrl+end", "transcript_bottom", "Bottom", show=False, priority=True),
+        Binding("ctrl+f", "find", "Find", show=False),
     ]
 
     def __init__(self, history: PromptHistory, show_thinking: bool) -> None:
@@ -98,6 +108,7 @@ class ChatScreen(Screen[None]):
         self.prompt = PromptInput(history, id="prompt")
         self.hint = CompletionHint("", id="completion-hint", markup=False)
         self.queued = QueuedMessages("", id="queued", markup=False)
+        self.find_bar = FindBar(id="find-bar")
         self.status_bar = StatusBar(id="status-bar")
         self.router = DisplayRouter()
         self._tokens_before_turn = 0
@@ -109,6 +120,7 @@ class ChatScreen(Screen[None]):
             yield self.transcript
             yield self.sidebar.data_bind(ChatScreen.session_tokens)
         with Vertical(id="prompt-area"):
+            yield self.find_bar
             yield self.queued
             yield self.picker
             yield self.hint
@@ -277,7 +289,7 @@ class ChatScreen(Screen[None]):
             self.app.exit()
         elif stripped.startswith("!"):
             command = stripped[1:].strip()
-            self.transcript.add(UserMessage(f"`!{command}`"))
+            self.transcript.add(UserMessage(f"!{command}"))
             if not command:
                 self.transcript.add(Note("usage: !<shell command>", "info"))
                 return
@@ -318,6 +330,8 @@ class ChatScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
             return self.turn_running or bool(self.prompt.queued)
+        if action == "transcript_line":  # in a prompt of several lines Shift+arrows select
+            return not (self.prompt.has_focus and "\n" in self.prompt.text)
         return True
 
     def action_interrupt(self) -> None:
@@ -348,6 +362,34 @@ class ChatScreen(Screen[None]):
 
     def action_toggle_sidebar(self) -> None:
         self.sidebar.display = not self.sidebar.display
+
+    def action_transcript_page(self, direction: int) -> None:
+        self.transcript.page(direction)
+
+    def action_transcript_line(self, direction: int) -> None:
+        self.transcript.line(direction)
+
+    def action_transcript_top(self) -> None:
+        self.transcript.to_top()
+
+    def action_transcript_bottom(self) -> None:
+        self.transcript.to_bottom()
+
+    def action_find(self) -> None:
+        self.open_find()
+
+    def open_find(self, text: str = "") -> None:
+        """The find bar (Ctrl+F, /find [text])."""
+        self.find_bar.open(text)
+
+    @on(FindBar.Find)
+    def _find(self, message: FindBar.Find) -> None:
+        self.find_bar.show_result(*self.transcript.find(message.query, message.step))
+
+    @on(FindBar.Closed)
+    def _find_closed(self) -> None:
+        self.transcript.clear_found()
+        self.prompt.focus()
 
     def action_copy_last(self) -> None:
         self.post_message(CopyAnswerRequested())

@@ -1,11 +1,13 @@
-"""The transcript's simple items: a user turn, any finished renderable, a note line.
+"""The transcript's simple items: any finished renderable and a note line.
 
 Every item can rebuild itself as a cheap widget (`frozen`) after the transcript archived it.
+What the user sent is a `UserMessage` (tui/widgets/user_message.py).
 """
 
 from __future__ import annotations
 
 from rich.console import RenderableType
+from rich.markdown import Markdown
 from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
@@ -30,15 +32,6 @@ class TranscriptItem:
         return True
 
 
-class UserMessage(Static, TranscriptItem):
-    def __init__(self, text: str) -> None:
-        super().__init__(markdown(text), classes="user-message")
-        self.text = text
-
-    def frozen(self) -> Widget:
-        return UserMessage(self.text)
-
-
 class RenderedItem(Static, TranscriptItem):
     """Any finished renderable: a committed answer, a command's output, a note."""
 
@@ -46,6 +39,18 @@ class RenderedItem(Static, TranscriptItem):
         super().__init__(renderable, classes=classes)
         self._source = renderable
         self._item_classes = classes
+
+    @property
+    def plain_text(self) -> str:
+        """The item's words, for /find: a Text's plain string, Markdown's source."""
+        source = self._source
+        if isinstance(source, Text):
+            return source.plain
+        if isinstance(source, Markdown):
+            return source.markup
+        if isinstance(source, str):
+            return source
+        return ""
 
     def frozen(self) -> Widget:
         return RenderedItem(self._source, self._item_classes)

@@ -2,8 +2,9 @@
 
 It handles `ShowEvent`s (tui/messages.py) for the main session only: a user turn, streamed
 answers, inline tool calls, decisions, notes. Sub-agents never reach it. Old items are pruned
-from the DOM (kept as cheap factories) and come back when scrolled to; a restored session
-(`TranscriptRestored`, the orchestrator's replay events) builds only its visible tail.
+from the DOM (kept as cheap factories, with their text) and come back when scrolled to; a
+restored session (`TranscriptRestored`, the orchestrator's replay events) builds only its
+visible tail. `find` searches every item's text, archived ones included, without building them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Iterable
 from functools import partial
+from typing import NamedTuple
 
 from textual import on
 from textual.containers import VerticalScroll
@@ -22,13 +24,37 @@ from co_tui.orchestrator import events as ev
 from co_tui.tui.messages import Settle, ShowEvent, TranscriptRestored
 from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.decision import approval_line
-from co_tui.tui.widgets.items import Note, RenderedItem, TranscriptItem, UserMessage, markdown
+from co_tui.tui.widgets.items import Note, RenderedItem, TranscriptItem, markdown
 from co_tui.tui.widgets.tool_call import ToolCallBlock
+from co_tui.tui.widgets.user_message import UserMessage
 
 MAX_ITEMS = 120  # transcript items kept mounted; older ones are archived
 PRUNE_BATCH = 40
 
 WidgetFactory = Callable[[], Widget]
+FOUND = "-found"  # the class of the item /find shows
+
+
+class ArchivedItem(NamedTuple):
+    """An item out of the DOM: how to build it again, and its text for /find."""
+
+    build: WidgetFactory
+    text: str
+
+
+def item_text(widget: Widget) -> str:
+    """What /find searches in a mounted item (not the echo of a /find itself)."""
+    if widget.has_class("command-echo"):
+        return ""
+    match widget:
+        case UserMessage() | RenderedItem():
+            return widget.plain_text
+        case AssistantMessage():
+            return widget.text
+        case ToolCallBlock():
+            return f"{widget.tool_name} {widget.key_arg}"
+        case _:
+            return ""
 
 
 class Transcript(VerticalScroll):
@@ -38,7 +64,9 @@ class Transcript(VerticalScroll):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._archived: list[WidgetFactory] = []
+        self._archived: list[ArchivedItem] = []
+        self._found: Widget | None = None
+        self._find_position = 0
         self._marker = Static("", classes="archived-marker")
         # The running turn: its answers, the one streaming now, its tool calls.
         self._answers: list[AssistantMessage] = []
@@ -163,12 +191,12 @@ class Transcript(VerticalScroll):
         self._update_marker()
         self.anchor()
 
-    def load_items(self, factories: list[WidgetFactory], visible: int = PRUNE_BATCH) -> None:
+    def load_items(self, factories: list[ArchivedItem], visible: int = PRUNE_BATCH) -> None:
         """A restored conversation: only the last `visible` items are built and mounted now;
         the rest wait archived (as factories) until the user scrolls up to them."""
         cut = max(0, len(factories) - visible)
         self._archived.extend(factories[:cut])
-        widgets = [factory() for factory in factories[cut:]]
+        widgets = [factory.build() for factory in factories[cut:]]
         if widgets:
             self.mount(*widgets)
         self._update_marker()
@@ -186,7 +214,9 @@ class Transcript(VerticalScroll):
             victims.append(widget)
         if not victims:
             return
-        self._archived.extend(w.frozen for w in victims if isinstance(w, TranscriptItem))
+        self._archived.extend(
+            ArchivedItem(w.frozen, item_text(w)) for w in victims if isinstance(w, TranscriptItem)
+        )
         for widget in victims:
             widget.remove()
         self._update_marker()
@@ -201,12 +231,75 @@ class Transcript(VerticalScroll):
         if new <= 0 and self._archived:
             self.restore_batch()
 
+    # -- reading history from the keyboard (the prompt keeps focus) --
+    def page(self, direction: int) -> None:
+        """A page up (-1) or down (+1)."""
+        if direction < 0:
+            self._scroll_up(self.scroll_page_up)
+        else:
+            self.scroll_page_down(animate=False)
+
+    def line(self, direction: int) -> None:
+        if direction < 0:
+            self._scroll_up(self.scroll_up)
+        else:
+            self.scroll_down(animate=False)
+
+    def to_top(self) -> None:
+        self._scroll_up(self.scroll_home)
+
+    def to_bottom(self) -> None:
+        """The end, following new output again."""
+        self.scroll_end(animate=False)
+
+    def _scroll_up(self, scroll: Callable[..., object]) -> None:
+        # At the top already, scrolling does not move: show the next archived batch instead.
+        if self.scroll_y <= 0 and self._archived:
+            self.restore_batch()
+        else:
+            scroll(animate=False)
+
     def restore_batch(self) -> None:
         batch = self._archived[-PRUNE_BATCH:]
         del self._archived[-PRUNE_BATCH:]
-        widgets = [factory() for factory in batch]
+        widgets = [item.build() for item in batch]
         self.mount(*widgets, after=self._marker)
         self._update_marker()
+
+    # -- /find --
+    def find(self, query: str, step: int = 0) -> tuple[int, int]:
+        """Show the item matching `query` (case-insensitive): the newest for a new query
+        (step 0), else the next older (+1) or newer (-1), round. Returns (position from the
+        newest, 1-based, or 0 for none; how many items match)."""
+        needle = query.casefold()
+        texts = [item.text for item in self._archived] + [item_text(w) for w in self.items]
+        matches = [i for i in reversed(range(len(texts))) if needle in texts[i].casefold()]
+        if not needle or not matches:
+            self.clear_found()
+            return 0, 0
+        position = 0 if step == 0 else (self._find_position + step) % len(matches)
+        self._find_position = position
+        self._show_found(matches[position])
+        return position + 1, len(matches)
+
+    def _show_found(self, index: int) -> None:
+        """Mark and scroll to the item at `index` (archived ones first, counted from the
+        oldest), bringing back archived batches until it is mounted."""
+        while index < len(self._archived):
+            self.restore_batch()
+        widget = self.items[index - len(self._archived)]
+        self.clear_found()
+        self._found = widget
+        widget.add_class(FOUND)
+        if isinstance(widget, UserMessage) and widget.folded:
+            widget.expanded = True  # the match may be past the preview
+        self.release_anchor()
+        self.call_after_refresh(self.scroll_to_widget, widget, animate=False, top=True)
+
+    def clear_found(self) -> None:
+        if self._found is not None:
+            self._found.remove_class(FOUND)
+            self._found = None
 
 
 # -- a restored conversation ------------------------------------------------------------
@@ -216,29 +309,33 @@ def _answer(text: str) -> Widget:
     return RenderedItem(markdown(text), "assistant-message frozen")
 
 
-def restored_items(events: Iterable[ev.TurnEvent]) -> list[WidgetFactory]:
-    """One cheap factory per item of a replayed conversation, none of them built yet: what
-    a live turn shows for the same events, with answers already finished."""
-    items: list[WidgetFactory] = []
+def restored_items(events: Iterable[ev.TurnEvent]) -> list[ArchivedItem]:
+    """One cheap factory (and its text) per item of a replayed conversation, none of them
+    built yet: what a live turn shows for the same events, with answers already finished."""
+    items: list[ArchivedItem] = []
     calls: dict[str, ev.ToolCall] = {}
     for event in events:
         match event:
             case ev.TurnStart(prompt=prompt):
-                items.append(partial(UserMessage, prompt))
+                items.append(ArchivedItem(partial(UserMessage, prompt), prompt))
             case ev.TextEnd(content=text) if text.strip():
-                items.append(partial(_answer, text))
+                items.append(ArchivedItem(partial(_answer, text), text))
             case ev.ToolCall() as call:
                 calls[call.tool_call_id] = call
             case ev.ToolResult() as result:
-                items.append(partial(_restored_tool, calls.get(result.tool_call_id), result))
+                known = calls.get(result.tool_call_id)
+                tool = partial(_restored_tool, known, result)
+                key_arg = known.key_arg if known is not None else ""
+                items.append(ArchivedItem(tool, f"{result.tool_name} {key_arg}"))
             case ev.Status(message=text, level=level):
-                items.append(partial(Note, text, level))
+                items.append(ArchivedItem(partial(Note, text, level), text))
             case ev.Compacted() as compacted:
-                items.append(partial(Note, compacted.describe(), "info"))
+                said = compacted.describe()
+                items.append(ArchivedItem(partial(Note, said, "info"), said))
             case ev.Error(message=text):
-                items.append(partial(Note, text, "error"))
+                items.append(ArchivedItem(partial(Note, text, "error"), text))
             case ev.TurnEnd(interrupted=True):
-                items.append(partial(Note, "interrupted", "warning"))
+                items.append(ArchivedItem(partial(Note, "interrupted", "warning"), "interrupted"))
             case _:
                 pass
     return items

@@ -24,6 +24,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.events import Resize
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -57,12 +58,16 @@ if TYPE_CHECKING:
     from co_tui.tui.screens.armed import ArmedModal
 
 EXIT_WINDOW_S = 2.0
+SIDEBAR_MIN_WIDTH = 100  # below this many columns the sidebar folds away (Ctrl+B shows it)
 EXIT_WORDS = {"exit", "quit"}
 PLACEHOLDER = "Ask anything · /help for commands · !cmd runs a shell command"
 BUSY_PLACEHOLDER = "working… Enter queues a message · Esc or Ctrl+C cancels the turn"
 
 
 class ChatScreen(Screen[None]):
+    # "-narrow": the sidebar is hidden unless asked for, then drawn over the transcript.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (SIDEBAR_MIN_WIDTH, "-wide")]  # noqa: RUF012
+
     # The session's status, shown by the status bar (and the token total by the sidebar).
     model = reactive("?")
     sandbox = reactive("?")
@@ -73,8 +78,15 @@ class ChatScreen(Screen[None]):
     note = reactive("")
     turn_tokens = reactive(0)
     session_tokens = reactive(0)
+    context_tokens = reactive(0)  # the next request's size (the last response's in + out)
+    context_window = reactive(0)  # the model's window; 0 when unknown
+    cost = reactive("")  # the session's estimated cost; "" when the model is not priced
     busy = reactive(False, init=False)  # a turn, `!cmd`, /command or session switch runs
     turn_running = reactive(False, init=False)
+    # Ctrl+B: hidden on a wide screen by choice (it stays so across resizes); shown over the
+    # transcript on a narrow one (until Ctrl+B again or the screen is wide again).
+    sidebar_hidden = reactive(False, init=False)
+    sidebar_overlay = reactive(False, init=False)
 
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("escape", "interrupt", "Cancel turn"),
@@ -114,6 +126,9 @@ class ChatScreen(Screen[None]):
             ChatScreen.note,
             ChatScreen.turn_tokens,
             ChatScreen.session_tokens,
+            ChatScreen.context_tokens,
+            ChatScreen.context_window,
+            ChatScreen.cost,
             ChatScreen.busy,
         )
         yield Footer()
@@ -170,6 +185,7 @@ class ChatScreen(Screen[None]):
         if message.reply.done():  # the turn was cancelled meanwhile
             return
         self.note = "waiting for your decision"
+        self.sidebar.waiting_for_approval(message.request.tool_call_id, message.request.tool_name)
 
         def decided(decision: ApprovalReply | None) -> None:
             self.note = ""
@@ -290,11 +306,33 @@ class ChatScreen(Screen[None]):
 
     def action_toggle_thinking(self) -> None:
         self.sidebar.show_thinking = not self.sidebar.show_thinking
-        if self.sidebar.show_thinking and not self.sidebar.display:
-            self.sidebar.display = True
+        if self.sidebar.show_thinking and not self.sidebar_shown:
+            self.action_toggle_sidebar()
+
+    # -- the sidebar's place: CSS classes (chat.tcss) follow the width and the user's choice --
+    @property
+    def narrow(self) -> bool:
+        return self.has_class("-narrow")
+
+    @property
+    def sidebar_shown(self) -> bool:
+        return self.sidebar_overlay if self.narrow else not self.sidebar_hidden
 
     def action_toggle_sidebar(self) -> None:
-        self.sidebar.display = not self.sidebar.display
+        if self.narrow:
+            self.sidebar_overlay = not self.sidebar_overlay
+        else:
+            self.sidebar_hidden = not self.sidebar_hidden
+
+    def on_resize(self, event: Resize) -> None:
+        if event.size.width >= SIDEBAR_MIN_WIDTH:  # the overlay was a look while narrow
+            self.sidebar_overlay = False
+
+    def watch_sidebar_hidden(self, hidden: bool) -> None:
+        self.set_class(hidden, "-sidebar-hidden")
+
+    def watch_sidebar_overlay(self, overlay: bool) -> None:
+        self.set_class(overlay, "-sidebar-overlay")
 
     def action_copy_last(self) -> None:
         self.post_message(CopyAnswerRequested())

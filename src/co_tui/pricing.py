@@ -4,8 +4,13 @@ it had), plus the model's context window.
 
 Prices come from genai-prices (the maintained table pydantic-ai uses, through
 `ModelResponse.cost()`); a model it does not price (the embedded model, Ollama, a test
-model) has no cost. The context window: the `context_window` setting, else the embedded
-model's `local_n_ctx`, else what the model's profile or genai-prices knows, else unknown.
+model) has no cost. An OpenAI-compatible server other than OpenAI's (the embedded model,
+Ollama, vLLM, a proxy) is priced only when genai-prices knows that server's address: a local
+model named like an OpenAI one is not OpenAI's.
+
+The context window: the `context_window` setting, else the embedded model's `local_n_ctx`,
+else what the model's profile or genai-prices knows (not for Ollama, whose names are its
+own), else unknown.
 """
 
 from __future__ import annotations
@@ -14,13 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from co_tui.config import Settings
 
-UNPRICED_PROVIDERS = frozenset({"local", "ollama"})  # priced at nothing: no cost is shown
+OPENAI_HOST = "api.openai.com"
 
 
 @dataclass
@@ -60,9 +66,15 @@ def response_cost(response: object) -> Decimal | None:
     from pydantic_ai.messages import ModelResponse
 
     assert isinstance(response, ModelResponse)
-    if not response.model_name or response.provider_name in UNPRICED_PROVIDERS:
+    if not response.model_name:
         return None
+    url = response.provider_url
     try:
+        if response.provider_name == "openai" and urlsplit(url or "").hostname != OPENAI_HOST:
+            from genai_prices import calc_price
+
+            # Another server speaking OpenAI's protocol: its own prices, if known, only.
+            return calc_price(response.usage, response.model_name, provider_api_url=url).total_price
         return response.cost().total_price
     except (LookupError, ValueError):  # unknown model or provider; usage it cannot price
         return None
@@ -76,7 +88,7 @@ def context_window(settings: Settings, provider: str | None, model: object) -> i
         return settings.context_window
     if provider == "local":
         return settings.local_n_ctx
-    if not isinstance(model, Model):
+    if provider == "ollama" or not isinstance(model, Model):
         return None
     try:
         return model.context_window

@@ -9,8 +9,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
 
 from co_tui.agent import build_agent
 from co_tui.config import Settings
@@ -197,25 +198,20 @@ async def test_a_new_turn_does_not_show_the_last_turns_tokens(tmp_path: Path) ->
         assert app.chat.session_tokens > first_total
 
 
+def stored_app(workspace: Path, db: Path, **kw: Any) -> CoApp:
+    settings = Settings(theme="textual-dark")
+    model = FunctionModel(stream_function=text_stream("a stored answer"), model_name="fn")
+    bundle = build_agent(settings, model=model, instructions="test")
+    choice = SandboxChoice(SubprocessSandbox(workspace), "test sandbox")
+    deps = create_deps(settings, workspace, sandbox_choice=choice)
+    return CoApp(
+        settings, bundle=bundle, deps=deps, history_path=None, session_store=SessionStore(db), **kw
+    )
+
+
 async def test_continue_restores_the_sessions_token_total(tmp_path: Path) -> None:
     db = tmp_path / "sessions.db"
-
-    def stored_app(**kw: Any) -> CoApp:
-        settings = Settings(theme="textual-dark")
-        model = FunctionModel(stream_function=text_stream("a stored answer"), model_name="fn")
-        bundle = build_agent(settings, model=model, instructions="test")
-        choice = SandboxChoice(SubprocessSandbox(tmp_path), "test sandbox")
-        deps = create_deps(settings, tmp_path, sandbox_choice=choice)
-        return CoApp(
-            settings,
-            bundle=bundle,
-            deps=deps,
-            history_path=None,
-            session_store=SessionStore(db),
-            **kw,
-        )
-
-    first = stored_app()
+    first = stored_app(tmp_path, db)
     async with first.run_test(size=WIDE) as pilot:
         await first.wait_ready()
         await submit(pilot, first, "remember this")
@@ -224,7 +220,7 @@ async def test_continue_restores_the_sessions_token_total(tmp_path: Path) -> Non
         first.exit()
     assert total > 0
 
-    second = stored_app(continue_latest=True)
+    second = stored_app(tmp_path, db, continue_latest=True)
     async with second.run_test(size=WIDE) as pilot:
         await second.wait_ready()
         await wait_until(pilot, lambda: second.chat.session_tokens == total, "the stored total")
@@ -254,3 +250,24 @@ async def test_without_a_known_window_the_meter_shows_the_tokens_alone(tmp_path:
         line = status_line(app)
         assert f"ctx {app.session.totals.context_tokens:,} tok" in line
         assert "%" not in line and "$" not in line  # the test model has no window, no price
+
+
+# -- the cost --
+async def test_a_priced_models_session_shows_its_estimated_cost(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    answer = ModelResponse(
+        parts=[TextPart("an answer")],
+        model_name="gpt-4o",
+        provider_name="openai",
+        provider_url="https://api.openai.com/v1/",
+        usage=RequestUsage(input_tokens=10_000, output_tokens=2_000),
+    )
+    history = [ModelRequest.user_text_prompt("a question"), answer]
+    SessionStore(db).save("priced", history, title="priced", cwd=str(tmp_path.resolve()))
+    app = stored_app(tmp_path, db, resume="priced")
+    async with app.run_test(size=WIDE) as pilot:
+        await app.wait_ready()
+        await wait_until(pilot, lambda: app.chat.cost, "the session's cost")
+        assert app.chat.cost == "$0.0450"  # 10k in at $2.50/M + 2k out at $10/M
+        assert "$0.0450" in status_line(app)
+        assert "session 12,000 tok" in status_line(app)

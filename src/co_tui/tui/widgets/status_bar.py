@@ -114,7 +114,8 @@ class StatusBar(Static):
                 )
             )
         iso = Text(f"({s.isolation})", style="yellow" if s.isolation == "none" else "green")
-        fields.append(Field([Text(f"sandbox {s.sandbox} ").append_text(iso), iso, Text()], rank=4))
+        sandbox = Text(f"{s.sandbox} ").append_text(iso)
+        fields.append(Field([Text("sandbox ").append_text(sandbox), sandbox, Text()], rank=4))
         if s.yolo:
             fields.append(Field([Text("yolo ON", style="bold red")], rank=9))
         else:
@@ -158,9 +159,10 @@ class StatusBar(Static):
             return [Text(f"ctx {tokens:,} tok"), Text()]
         percent = round(100 * tokens / window)
         style = "bold red" if percent >= 90 else "yellow" if percent >= 75 else ""
+        shown = f"{percent}%" if percent else "<1%"
         return [
-            Text(f"ctx {percent}% of {format_window(window)}", style=style),
-            Text(f"ctx {percent}%", style=style),
+            Text(f"ctx {shown} of {format_window(window)}", style=style),
+            Text(f"ctx {shown}", style=style),
             Text(),
         ]
 

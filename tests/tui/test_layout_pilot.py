@@ -271,3 +271,4 @@ async def test_a_priced_models_session_shows_its_estimated_cost(tmp_path: Path) 
         assert app.chat.cost == "$0.0450"  # 10k in at $2.50/M + 2k out at $10/M
         assert "$0.0450" in status_line(app)
         assert "session 12,000 tok" in status_line(app)
+        assert "session 12,000 · about $0.0450" in str(app.chat.sidebar._usage_view.render())

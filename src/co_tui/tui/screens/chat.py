@@ -111,7 +111,7 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             yield self.transcript
-            yield self.sidebar.data_bind(ChatScreen.session_tokens)
+            yield self.sidebar.data_bind(ChatScreen.session_tokens, ChatScreen.cost)
         with Vertical(id="prompt-area"):
             yield self.queued
             yield self.hint

@@ -41,6 +41,7 @@ class Sidebar(VerticalScroll):
     can_focus = False
     show_thinking = reactive(False, init=False)
     session_tokens = reactive(0, init=False)  # the session's total, this turn included
+    cost = reactive("", init=False)  # the session's estimated cost; "" when not priced
 
     def __init__(self, *, show_thinking: bool, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -235,6 +236,9 @@ class Sidebar(VerticalScroll):
     def watch_session_tokens(self) -> None:
         self._render_usage()
 
+    def watch_cost(self) -> None:
+        self._render_usage()
+
     def _render_usage(self) -> None:
         usage = self._usage
         text = Text()
@@ -244,6 +248,8 @@ class Sidebar(VerticalScroll):
             text.append(f"turn    {usage.input_tokens:,} in / {usage.output_tokens:,} out\n")
             text.append(f"        {usage.requests} request(s)\n", style="dim")
         text.append(f"session {self.session_tokens:,}")
+        if self.cost:
+            text.append(f" · about {self.cost}", style="dim")
         self._usage_view.update(text)
 
     # -- sub-agents --

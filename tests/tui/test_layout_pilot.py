@@ -272,3 +272,19 @@ async def test_a_priced_models_session_shows_its_estimated_cost(tmp_path: Path) 
         assert "$0.0450" in status_line(app)
         assert "session 12,000 tok" in status_line(app)
         assert "session 12,000 · about $0.0450" in str(app.chat.sidebar._usage_view.render())
+
+
+async def test_warnings_and_yolo_on_outrank_the_model_and_the_totals(tmp_path: Path) -> None:
+    app = make_app(text_stream("hi"), tmp_path)
+    async with app.run_test(size=NARROW) as pilot:
+        await app.wait_ready()
+        assert app.session.deps is not None
+        app.session.deps.auto_confirm = True
+        app.refresh_status()
+        app.chat.warning = "project settings not trusted"
+        app.chat.note = "waiting for your decision"
+        await pilot.pause()
+        line = status_line(app)
+        for kept in ("⚠ project settings not trusted", "yolo ON", "waiting for your decision"):
+            assert kept in line
+        assert "tok" not in line  # the totals gave way first

@@ -172,6 +172,9 @@ class Settings(BaseSettings):
     local_n_ctx: int = Field(default=4096, ge=512)
     local_threads: int | None = Field(default=None, ge=1)
     temperature: float | None = Field(default=None, ge=0, le=2)
+    # The model's context window in tokens, for the status bar's meter; unset: what the
+    # embedded model's n_ctx or the model's profile (genai-prices) says.
+    context_window: int | None = Field(default=None, ge=512)
 
     # --- Agent loop ---
     personality: str = "finch"

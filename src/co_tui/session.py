@@ -25,6 +25,7 @@ from co_tui.compaction import ContextWindow
 from co_tui.config import Settings
 from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.frontend import FrontendProtocol, NullFrontend
+from co_tui.pricing import UsageTotals, context_window
 
 if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after the first frame
     from pydantic_ai import DeferredToolRequests
@@ -65,7 +66,7 @@ class ChatSession:
         self.window = ContextWindow()  # what the model is sent of it (compactions)
         self.loaded: LoadedSession | None = None  # what open_stored() found
         self.recorder: SessionRecorder | None = None
-        self.session_tokens = 0
+        self.totals = UsageTotals()  # tokens, context size and cost, from the history
         self.turn_tokens = 0
         self.last_answer = ""
         self._store = store
@@ -109,6 +110,18 @@ class ChatSession:
     @property
     def approve_all(self) -> bool:
         return bool(self.deps and self.deps.auto_confirm)
+
+    @property
+    def session_tokens(self) -> int:
+        return self.totals.tokens
+
+    def context_window(self) -> int | None:
+        """The model's context window in tokens, None when unknown."""
+        bundle = self.bundle
+        if bundle is None:
+            return self.settings.context_window
+        provider = bundle.resolved.provider if bundle.resolved is not None else None
+        return context_window(self.settings, provider, getattr(bundle.agent, "model", None))
 
     def model_label(self) -> str:
         bundle = self.bundle
@@ -265,7 +278,7 @@ class ChatSession:
         )
         self.history = result.messages
         self.turn_tokens = result.usage.input_tokens + result.usage.output_tokens
-        self.session_tokens += self.turn_tokens
+        self.totals.count(self.history)
         if result.output:
             self.last_answer = result.output
         return result
@@ -301,6 +314,7 @@ class ChatSession:
         """A command rebound the history: empty (/clear) starts a new session with a new id
         and approve-all back to the settings' value; otherwise it is saved."""
         self.history = list(history)
+        self.totals.count(self.history)
         if history:
             await self.save()
             return
@@ -338,6 +352,8 @@ class ChatSession:
         self.loaded = loaded
         pending_kept = ask_pending or loaded.pending is None
         self.history = list(loaded.messages if pending_kept else loaded.history_without_pending())
+        self.totals.reset()
+        self.totals.count(self.history)  # the stored responses keep their usage
         self.window.reset(loaded.compactions)
         self._adopt_id(loaded.info.id)
 

@@ -66,13 +66,13 @@ async def test_a_turn_travels_as_messages(tmp_path: Path) -> None:
 
     to_transcript = [m.event.type for m in of(ShowEvent, Transcript)]  # type: ignore[attr-defined]
     to_sidebar = [m.event.type for m in of(ShowEvent, Sidebar)]  # type: ignore[attr-defined]
-    # Answers and decisions are the transcript's; thinking and usage are the sidebar's;
-    # both show the tool call and the turn's boundaries.
+    # Answers are the transcript's; thinking and usage are the sidebar's; both show the tool
+    # call, its approval (a line; the call's state) and the turn's boundaries.
     assert {"text_start", "text_delta", "text_end", "approval"} <= set(to_transcript)
     assert not {"thinking_start", "thinking_delta", "usage"} & set(to_transcript)
     assert {"thinking_start", "thinking_delta", "usage"} <= set(to_sidebar)
-    assert not {"text_delta", "approval"} & set(to_sidebar)
-    for kind in ("turn_start", "tool_call", "tool_result", "turn_end"):
+    assert "text_delta" not in set(to_sidebar)
+    for kind in ("turn_start", "tool_call", "approval", "tool_result", "turn_end"):
         assert kind in to_transcript and kind in to_sidebar
     # Each event the screen routes is delivered once to each widget, in the order emitted.
     routed = [t for t in down if t in set(to_transcript)]

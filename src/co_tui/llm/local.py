@@ -46,8 +46,10 @@ from co_tui.llm.local_server import (
     ProgressCallback,
     StartProgress,
     ensure_started,
+    running_endpoint,
     shutdown,
 )
+from co_tui.llm.local_usage import measured_usage, prompt_text
 from co_tui.llm.resolved import (
     NO_SDK_RETRIES,
     STREAMS_MUST_FINISH,
@@ -251,6 +253,7 @@ class LocalModel(WrapperModel):
                 inner=inner,
                 tool_names=plan.tool_names,
                 constrained_call=lambda: self._constrained_call(plan),
+                prompt=prompt_text(plan.messages),
             )
 
 
@@ -318,15 +321,18 @@ class _ToolProtocolStream(StreamedResponse):
     inner: StreamedResponse = field(kw_only=True)
     tool_names: list[str] = field(kw_only=True)
     constrained_call: Callable[[], Awaitable[local_tools.ParsedCall | None]] = field(kw_only=True)
+    prompt: str = field(kw_only=True)  # the request's text, to count when the server did not
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         decoder = local_tools.CallDecoder(self.tool_names)
+        answer: list[str] = []
         async for event in self.inner:
             delta = ""
             if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
                 delta = event.part.content
             elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
                 delta = event.delta.content_delta
+            answer.append(delta)
             for text in decoder.feed(delta) if delta else ():
                 for out in self._text(text):
                     yield out
@@ -349,7 +355,8 @@ class _ToolProtocolStream(StreamedResponse):
             self.finish_reason = "tool_call"
         else:
             self.finish_reason = self.inner.finish_reason
-        self._usage = self.inner.usage
+        endpoint = running_endpoint()
+        self._usage = await measured_usage(endpoint, self.inner.usage, self.prompt, "".join(answer))
         self.provider_response_id = self.inner.provider_response_id
 
     def _text(self, text: str) -> Iterator[ModelResponseStreamEvent]:

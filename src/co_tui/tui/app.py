@@ -31,6 +31,7 @@ from textual.binding import Binding
 from textual.worker import Worker
 
 from co_tui.config import Settings, user_data_dir
+from co_tui.pricing import format_cost
 from co_tui.session import ChatSession
 from co_tui.signals import StopSignals, exit_code_for
 from co_tui.trust import NOT_TRUSTED, PROJECT_FILE, ProjectTrust, what_it_would_do
@@ -298,6 +299,9 @@ class CoApp(App[None]):
         chat.warning = "; ".join(w for w in warnings if w)
         chat.turn_tokens = self.session.turn_tokens
         chat.session_tokens = self.session.session_tokens
+        chat.context_tokens = self.session.totals.context_tokens
+        chat.context_window = self.session.context_window() or 0
+        chat.cost = format_cost(self.session.totals.cost)
 
     # -- what the chat screen asks for --
     @on(Submitted)

@@ -79,7 +79,7 @@ _MAIN_TARGETS: dict[type, tuple[Target, ...]] = {
     ev.TextEnd: (Target.TRANSCRIPT,),
     ev.ToolCall: (Target.TRANSCRIPT, Target.SIDEBAR),
     ev.ToolResult: (Target.TRANSCRIPT, Target.SIDEBAR),
-    ev.ApprovalRecord: (Target.TRANSCRIPT,),
+    ev.ApprovalRecord: (Target.TRANSCRIPT, Target.SIDEBAR),  # the sidebar's call: decided
     ev.Usage: (Target.SIDEBAR,),
     ev.Status: (Target.TRANSCRIPT,),
     ev.ProviderWaiting: (),  # the status bar's (the chat screen follows it)

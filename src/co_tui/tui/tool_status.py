@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-GLYPHS = {"running": "●", "ok": "✓", "failed": "✗", "denied": "⊘", "interrupted": "◌"}
+# "waiting for approval": the call waits for the user's decision (sidebar only).
+WAITING = "waiting for approval"
+GLYPHS = {WAITING: "◆", "running": "●", "ok": "✓", "failed": "✗", "denied": "⊘", "interrupted": "◌"}
 STYLES = {
+    WAITING: "bold yellow",
     "running": "yellow",
     "ok": "green",
     "failed": "red",

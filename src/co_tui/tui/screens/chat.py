@@ -26,6 +26,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.events import Resize
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -64,12 +65,16 @@ if TYPE_CHECKING:
     from co_tui.tui.screens.armed import ArmedModal
 
 EXIT_WINDOW_S = 2.0
+SIDEBAR_MIN_WIDTH = 100  # below this many columns the sidebar folds away (Ctrl+B shows it)
 EXIT_WORDS = {"exit", "quit"}
 PLACEHOLDER = "Ask anything · /help for commands · !cmd runs a shell command"
 BUSY_PLACEHOLDER = "working… Enter queues a message · Esc or Ctrl+C cancels the turn"
 
 
 class ChatScreen(Screen[None]):
+    # "-narrow": the sidebar is hidden unless asked for, then drawn over the transcript.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (SIDEBAR_MIN_WIDTH, "-wide")]  # noqa: RUF012
+
     # The session's status, shown by the status bar (and the token total by the sidebar).
     model = reactive("?")
     sandbox = reactive("?")
@@ -80,8 +85,15 @@ class ChatScreen(Screen[None]):
     note = reactive("")
     turn_tokens = reactive(0)
     session_tokens = reactive(0)
+    context_tokens = reactive(0)  # the next request's size (the last response's in + out)
+    context_window = reactive(0)  # the model's window; 0 when unknown
+    cost = reactive("")  # the session's estimated cost; "" when the model is not priced
     busy = reactive(False, init=False)  # a turn, `!cmd`, /command or session switch runs
     turn_running = reactive(False, init=False)
+    # Ctrl+B: hidden on a wide screen by choice (it stays so across resizes); shown over the
+    # transcript on a narrow one (until Ctrl+B again or the screen is wide again).
+    sidebar_hidden = reactive(False, init=False)
+    sidebar_overlay = reactive(False, init=False)
 
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("escape", "interrupt", "Cancel turn"),
@@ -118,7 +130,7 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             yield self.transcript
-            yield self.sidebar.data_bind(ChatScreen.session_tokens)
+            yield self.sidebar.data_bind(ChatScreen.session_tokens, ChatScreen.cost)
         with Vertical(id="prompt-area"):
             yield self.find_bar
             yield self.queued
@@ -135,6 +147,9 @@ class ChatScreen(Screen[None]):
             ChatScreen.note,
             ChatScreen.turn_tokens,
             ChatScreen.session_tokens,
+            ChatScreen.context_tokens,
+            ChatScreen.context_window,
+            ChatScreen.cost,
             ChatScreen.busy,
         )
         yield Footer()
@@ -194,6 +209,7 @@ class ChatScreen(Screen[None]):
             return
         self.note = "waiting for your decision"
         request = message.request
+        self.sidebar.waiting_for_approval(request.tool_call_id, request.tool_name)
         self.post_message(
             AttentionNeeded(
                 f"{request.tool_name} waits for your decision: "
@@ -357,11 +373,33 @@ class ChatScreen(Screen[None]):
 
     def action_toggle_thinking(self) -> None:
         self.sidebar.show_thinking = not self.sidebar.show_thinking
-        if self.sidebar.show_thinking and not self.sidebar.display:
-            self.sidebar.display = True
+        if self.sidebar.show_thinking and not self.sidebar_shown:
+            self.action_toggle_sidebar()
+
+    # -- the sidebar's place: CSS classes (chat.tcss) follow the width and the user's choice --
+    @property
+    def narrow(self) -> bool:
+        return self.has_class("-narrow")
+
+    @property
+    def sidebar_shown(self) -> bool:
+        return self.sidebar_overlay if self.narrow else not self.sidebar_hidden
 
     def action_toggle_sidebar(self) -> None:
-        self.sidebar.display = not self.sidebar.display
+        if self.narrow:
+            self.sidebar_overlay = not self.sidebar_overlay
+        else:
+            self.sidebar_hidden = not self.sidebar_hidden
+
+    def on_resize(self, event: Resize) -> None:
+        if event.size.width >= SIDEBAR_MIN_WIDTH:  # the overlay was a look while narrow
+            self.sidebar_overlay = False
+
+    def watch_sidebar_hidden(self, hidden: bool) -> None:
+        self.set_class(hidden, "-sidebar-hidden")
+
+    def watch_sidebar_overlay(self, overlay: bool) -> None:
+        self.set_class(overlay, "-sidebar-overlay")
 
     def action_transcript_page(self, direction: int) -> None:
         self.transcript.page(direction)

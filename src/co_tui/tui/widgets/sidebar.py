@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from co_tui.orchestrator import events as ev
 from co_tui.tui.messages import ShowEvent
-from co_tui.tui.tool_status import glyph, style
+from co_tui.tui.tool_status import WAITING, glyph, style
 from co_tui.tui.visible_text import one_line, visible_text
 from co_tui.tui.widgets.decision import decision_words
 from co_tui.tui.widgets.subagents import SubagentPanel
@@ -41,6 +41,7 @@ class Sidebar(VerticalScroll):
     can_focus = False
     show_thinking = reactive(False, init=False)
     session_tokens = reactive(0, init=False)  # the session's total, this turn included
+    cost = reactive("", init=False)  # the session's estimated cost; "" when not priced
 
     def __init__(self, *, show_thinking: bool, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -95,6 +96,8 @@ class Sidebar(VerticalScroll):
             case ev.Usage() as usage:
                 self._usage = usage
                 self._render_usage()
+            case ev.ApprovalRecord() as record:
+                self.approval_decided(record)
             case ev.TurnEnd(interrupted=interrupted):
                 self._end_running("interrupted" if interrupted else "failed")
             case _:
@@ -126,6 +129,7 @@ class Sidebar(VerticalScroll):
             case ev.Error(message=text):
                 panel.error(sid, text)
             case ev.ApprovalRecord() as record:
+                self.approval_decided(record)
                 name = visible(record.tool_name, keep="\n\t")
                 panel.note(sid, f"{decision_words(record)} {name}")
             case ev.TurnEnd(interrupted=interrupted):
@@ -168,6 +172,8 @@ class Sidebar(VerticalScroll):
 
     # -- tools --
     def new_turn(self) -> None:
+        self._usage = None  # the last turn's tokens are not this one's
+        self._render_usage()
         self._thinking = []
         self._thinking_dirty = True
         self._tools.clear()
@@ -185,10 +191,24 @@ class Sidebar(VerticalScroll):
         row.status, row.duration_s = status, duration_s
         self._render_tools()
 
+    def waiting_for_approval(self, call_id: str, name: str) -> None:
+        """The call waits for the user's decision (the chat screen opened the dialog)."""
+        row = self._tools.setdefault(call_id, ToolRow(name, ""))
+        row.status = WAITING
+        self._render_tools()
+
+    def approval_decided(self, record: ev.ApprovalRecord) -> None:
+        """Approved, the call runs now; denied, it never will."""
+        row = self._tools.get(record.tool_call_id)
+        if row is None or row.status not in (WAITING, "running"):
+            return
+        row.status = "denied" if record.decision == "deny" else "running"
+        self._render_tools()
+
     def _end_running(self, status: str) -> None:
-        """The turn is over: a call still running never finished."""
+        """The turn is over: a call still running (or waiting) never finished."""
         for row in self._tools.values():
-            if row.status == "running" and not row.session:
+            if row.status in ("running", WAITING) and not row.session:
                 row.status = status
         self._render_tools()
 
@@ -216,14 +236,20 @@ class Sidebar(VerticalScroll):
     def watch_session_tokens(self) -> None:
         self._render_usage()
 
+    def watch_cost(self) -> None:
+        self._render_usage()
+
     def _render_usage(self) -> None:
         usage = self._usage
-        if usage is None:
-            return
         text = Text()
-        text.append(f"turn    {usage.input_tokens:,} in / {usage.output_tokens:,} out\n")
-        text.append(f"        {usage.requests} request(s)\n", style="dim")
+        if usage is None:
+            text.append("turn    none yet\n", style="dim")
+        else:
+            text.append(f"turn    {usage.input_tokens:,} in / {usage.output_tokens:,} out\n")
+            text.append(f"        {usage.requests} request(s)\n", style="dim")
         text.append(f"session {self.session_tokens:,}")
+        if self.cost:
+            text.append(f" · about {self.cost}", style="dim")
         self._usage_view.update(text)
 
     # -- sub-agents --

@@ -1,23 +1,78 @@
 """One line: provider and model, a sandbox warning, sandbox and isolation, yolo, tokens
-(turn and session), MCP servers, whether a turn runs, a passing note.
+(turn and session), the context meter and cost, MCP servers, whether a turn runs, a passing
+note.
 
 Every field is a reactive; the chat screen binds them to its own (`data_bind`), so the bar
 follows the session without anyone calling it.
+
+The line is fitted to the bar's width by priority: what needs the user's attention (a note
+such as "waiting for your decision", a running turn, a warning, yolo ON) is never cut; the
+other fields shorten, then drop, the least useful first.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from co_tui.pricing import format_window
+
 WARNING_CHARS = 40
+SHORT_WARNING_CHARS = 20
+MODEL_CHARS = 16
+SEPARATOR = " │ "
 
 
-def _headline(warning: str) -> str:
+def _cut(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[: chars - 1] + "…"
+
+
+def _headline(warning: str, chars: int = WARNING_CHARS) -> str:
     """The start of a warning (its details are in the transcript and /status)."""
-    head = warning.split(" (", 1)[0].split(":", 1)[0].strip()
-    return head if len(head) <= WARNING_CHARS else head[: WARNING_CHARS - 1] + "…"
+    return _cut(warning.split(" (", 1)[0].split(":", 1)[0].strip(), chars)
+
+
+@dataclass
+class Field:
+    """One field of the line: its forms, longest first; a field that may be dropped ends
+    with an empty form. `rank`: lower ranks give way first."""
+
+    forms: list[Text]
+    rank: int
+    form: int = 0
+
+    @property
+    def text(self) -> Text:
+        return self.forms[self.form]
+
+    def shrink(self) -> bool:
+        if self.form + 1 >= len(self.forms):
+            return False
+        self.form += 1
+        return True
+
+
+def _fit(fields: list[Field], width: int) -> Text:
+    def length() -> int:
+        shown = [f.text for f in fields if f.text.cell_len]
+        return sum(t.cell_len for t in shown) + len(SEPARATOR) * (len(shown) - 1) + 1
+
+    for field in sorted(fields, key=lambda f: f.rank):
+        while length() > width and field.shrink():
+            pass
+    line = Text(" ", no_wrap=True, overflow="ellipsis")
+    first = True
+    for field in fields:
+        if not field.text.cell_len:
+            continue
+        if not first:
+            line.append(SEPARATOR, style="dim")
+        line.append_text(field.text)
+        first = False
+    return line
 
 
 class StatusBar(Static):
@@ -27,33 +82,89 @@ class StatusBar(Static):
     yolo = reactive(False)
     turn_tokens = reactive(0)
     session_tokens = reactive(0)
+    context_tokens = reactive(0)  # in the next request (the last response's input + output)
+    context_window = reactive(0)  # the model's window; 0 when unknown
+    cost = reactive("")  # the session's estimated cost, "" when the model is not priced
     busy = reactive(False)
-    note = reactive("")  # e.g. "retrying in 3s"
+    note = reactive("")  # e.g. "retrying in 3s", "waiting for your decision"
     mcp = reactive("")  # e.g. "MCP 2/3 (failed: broken)"; empty when no server is configured
     warning = reactive("")  # the sandbox's or the project's warning, shown all session
 
-    def render(self) -> Text:
+    def fields(self) -> list[Field]:
+        """The line's fields in display order, each with its forms and rank."""
         s = self
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f" {s.model} ", style="bold")
-        text.append("│ ", style="dim")
-        if s.warning:  # first after the model, so a narrow terminal does not cut it off
-            text.append(f"⚠ {_headline(s.warning)}", style="bold red")
-            text.append(" │ ", style="dim")
-        iso_style = "yellow" if s.isolation == "none" else "green"
-        text.append(f"sandbox {s.sandbox} ")
-        text.append(f"({s.isolation})", style=iso_style)
-        text.append(" │ ", style="dim")
-        text.append("yolo ON" if s.yolo else "yolo off", style="bold red" if s.yolo else "dim")
-        text.append(" │ ", style="dim")
-        text.append(f"turn {s.turn_tokens:,} tok · session {s.session_tokens:,} tok")
+        fields = [
+            Field(
+                [
+                    Text(s.model, style="bold"),
+                    Text(_cut(s.model, MODEL_CHARS), style="bold"),
+                    Text(),
+                ],
+                rank=5,
+            ),
+        ]
+        if s.warning:
+            fields.append(
+                Field(
+                    [
+                        Text(f"⚠ {_headline(s.warning)}", style="bold red"),
+                        Text(f"⚠ {_headline(s.warning, SHORT_WARNING_CHARS)}", style="bold red"),
+                    ],
+                    rank=8,
+                )
+            )
+        iso = Text(f"({s.isolation})", style="yellow" if s.isolation == "none" else "green")
+        sandbox = Text(f"{s.sandbox} ").append_text(iso)
+        fields.append(Field([Text("sandbox ").append_text(sandbox), sandbox, Text()], rank=4))
+        if s.yolo:
+            fields.append(Field([Text("yolo ON", style="bold red")], rank=9))
+        else:
+            fields.append(Field([Text("yolo off", style="dim"), Text()], rank=0))
+        fields.append(Field(self._token_forms(), rank=2))
+        if s.context_tokens:
+            fields.append(Field(self._context_forms(), rank=6))
+        if s.cost:
+            fields.append(Field([Text(s.cost), Text()], rank=3))
         if s.mcp:
-            text.append(" │ ", style="dim")
-            text.append(s.mcp, style="yellow" if "failed" in s.mcp else "")
+            mcp_style = "yellow" if "failed" in s.mcp else ""
+            short = s.mcp.split(" (", 1)[0]
+            fields.append(
+                Field([Text(s.mcp, style=mcp_style), Text(short, style=mcp_style), Text()], rank=1)
+            )
         if s.busy:
-            text.append(" │ ", style="dim")
-            text.append("working… (Esc to cancel)", style="italic")
+            fields.append(
+                Field(
+                    [
+                        Text("working… Esc cancels", style="italic"),
+                        Text("working…", style="italic"),
+                    ],
+                    rank=7,
+                )
+            )
         if s.note:
-            text.append(" │ ", style="dim")
-            text.append(s.note, style="yellow")
-        return text
+            fields.append(Field([Text(s.note, style="bold yellow")], rank=10))
+        return fields
+
+    def _token_forms(self) -> list[Text]:
+        turn, session = self.turn_tokens, self.session_tokens
+        return [
+            Text(f"turn {turn:,} tok · session {session:,} tok"),
+            Text(f"{session:,} tok"),
+            Text(),
+        ]
+
+    def _context_forms(self) -> list[Text]:
+        tokens, window = self.context_tokens, self.context_window
+        if not window:
+            return [Text(f"ctx {tokens:,} tok"), Text()]
+        percent = round(100 * tokens / window)
+        style = "bold red" if percent >= 90 else "yellow" if percent >= 75 else ""
+        shown = f"{percent}%" if percent else "<1%"
+        return [
+            Text(f"ctx {shown} of {format_window(window)}", style=style),
+            Text(f"ctx {shown}", style=style),
+            Text(),
+        ]
+
+    def render(self) -> Text:
+        return _fit(self.fields(), self.size.width or 80)

@@ -1,0 +1,290 @@
+"""The layout follows the terminal's width (the sidebar folds away below 100 columns), the
+status bar keeps what needs the user's attention whatever the width, and the token counts,
+context meter and cost say what this turn and this session used."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
+
+from co_tui.agent import build_agent
+from co_tui.config import Settings
+from co_tui.deps import create_deps
+from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+from co_tui.sessions import SessionStore
+from co_tui.tui.app import CoApp
+from tests.tui.helpers import (
+    approval_dialog,
+    make_app,
+    rendered,
+    settle,
+    shell_then_text,
+    text_stream,
+    wait_until,
+)
+
+NARROW = (80, 24)
+WIDE = (120, 30)
+
+
+async def submit(pilot: Any, app: CoApp, text: str) -> None:
+    app.chat.prompt.text = text
+    await pilot.press("enter")
+
+
+def status_line(app: CoApp) -> str:
+    return rendered(app.chat.status_bar)
+
+
+# -- the sidebar's place --
+async def test_narrow_terminal_folds_the_sidebar_and_ctrl_b_draws_it_over_the_transcript(
+    tmp_path: Path,
+) -> None:
+    app = make_app(text_stream("hi"), tmp_path)
+    async with app.run_test(size=NARROW) as pilot:
+        await app.wait_ready()
+        await pilot.pause()
+        chat = app.chat
+        assert not chat.sidebar.display
+        assert chat.transcript.size.width == NARROW[0] - 2  # the whole width (padding aside)
+
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert chat.sidebar.display and chat.sidebar.region.width > 0
+        assert chat.transcript.size.width == NARROW[0] - 2  # drawn over it, not beside it
+        assert chat.sidebar.region.right == NARROW[0]
+
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert not chat.sidebar.display
+
+
+async def test_the_sidebar_comes_back_when_the_terminal_is_wide_again(tmp_path: Path) -> None:
+    app = make_app(text_stream("hi"), tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.wait_ready()
+        await pilot.pause()
+        chat = app.chat
+        assert chat.sidebar.display
+        wide_transcript = chat.transcript.size.width
+        assert wide_transcript < WIDE[0] - 30  # beside the transcript
+
+        await pilot.resize_terminal(*NARROW)
+        await pilot.pause()
+        assert not chat.sidebar.display
+
+        await pilot.press("ctrl+b")  # a look while narrow ...
+        await pilot.pause()
+        assert chat.sidebar.display
+        await pilot.resize_terminal(*WIDE)
+        await pilot.pause()
+        assert chat.sidebar.display and chat.transcript.size.width == wide_transcript
+        await pilot.resize_terminal(*NARROW)  # ... which ends when the terminal grew
+        await pilot.pause()
+        assert not chat.sidebar.display
+
+
+async def test_a_sidebar_hidden_by_the_user_stays_hidden_across_resizes(tmp_path: Path) -> None:
+    app = make_app(text_stream("hi"), tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.wait_ready()
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert not app.chat.sidebar.display
+        await pilot.resize_terminal(*NARROW)
+        await pilot.pause()
+        await pilot.resize_terminal(*WIDE)
+        await pilot.pause()
+        assert not app.chat.sidebar.display
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert app.chat.sidebar.display
+
+
+# -- the status bar by priority --
+async def test_at_80_columns_the_status_bar_says_in_full_that_a_decision_waits(
+    tmp_path: Path,
+) -> None:
+    app = make_app(shell_then_text(["echo hi"]), tmp_path)
+    async with app.run_test(size=NARROW) as pilot:
+        await app.wait_ready()
+        await submit(pilot, app, "run it")
+        await approval_dialog(pilot, app)
+        await pilot.pause()
+        line = status_line(app)
+        assert "waiting for your decision" in line
+        assert "working…" in line
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert "waiting" not in status_line(app)
+
+
+async def test_a_running_turn_is_never_cut_from_a_narrow_status_bar(tmp_path: Path) -> None:
+    release = asyncio.Event()
+
+    async def slow(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        yield "thinking it over"
+        await release.wait()
+        yield " done"
+
+    app = make_app(slow, tmp_path)
+    async with app.run_test(size=NARROW) as pilot:
+        await app.wait_ready()
+        app.chat.mcp = "MCP 2/3 (failed: a-broken-server)"
+        app.chat.note = "retrying in 3s"
+        await submit(pilot, app, "go")
+        await wait_until(pilot, lambda: app.chat.turn_running, "the turn to start")
+        await pilot.pause()
+        line = status_line(app)
+        assert "working… Esc cancels" in line and "retrying in 3s" in line
+        assert "failed: a-broken-server" not in line  # the least useful field gave way
+        release.set()
+        await settle(pilot, app)
+
+
+# -- the sidebar while a decision waits --
+async def test_the_sidebar_says_a_call_waits_for_approval_then_that_it_ran(
+    tmp_path: Path,
+) -> None:
+    app = make_app(shell_then_text(["echo hi"]), tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.wait_ready()
+        await submit(pilot, app, "run it")
+        await approval_dialog(pilot, app)
+        await pilot.pause()
+        tools = str(app.chat.sidebar._tools_view.render())
+        assert "waiting for approval" in tools and "running" not in tools
+        await pilot.press("y")
+        await settle(pilot, app)
+        tools = str(app.chat.sidebar._tools_view.render())
+        assert "ok" in tools and "waiting" not in tools
+
+
+# -- tokens --
+async def test_a_new_turn_does_not_show_the_last_turns_tokens(tmp_path: Path) -> None:
+    release = asyncio.Event()
+    turns = 0
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        nonlocal turns
+        turns += 1
+        yield "an answer of several words"
+        if turns == 2:
+            await release.wait()
+
+    app = make_app(stream, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.wait_ready()
+        await submit(pilot, app, "first")
+        await settle(pilot, app)
+        first_total = app.chat.session_tokens
+        assert first_total > 0 and app.chat.turn_tokens == first_total
+
+        await submit(pilot, app, "second")
+        await wait_until(pilot, lambda: app.chat.turn_running, "the second turn to start")
+        await pilot.pause()
+        usage = str(app.chat.sidebar._usage_view.render())
+        assert "none yet" in usage and f"session {first_total:,}" in usage
+        assert app.chat.turn_tokens == 0
+        assert "turn 0 tok" in status_line(app)
+        release.set()
+        await settle(pilot, app)
+        assert app.chat.session_tokens > first_total
+
+
+def stored_app(workspace: Path, db: Path, **kw: Any) -> CoApp:
+    settings = Settings(theme="textual-dark")
+    model = FunctionModel(stream_function=text_stream("a stored answer"), model_name="fn")
+    bundle = build_agent(settings, model=model, instructions="test")
+    choice = SandboxChoice(SubprocessSandbox(workspace), "test sandbox")
+    deps = create_deps(settings, workspace, sandbox_choice=choice)
+    return CoApp(
+        settings, bundle=bundle, deps=deps, history_path=None, session_store=SessionStore(db), **kw
+    )
+
+
+async def test_continue_restores_the_sessions_token_total(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    first = stored_app(tmp_path, db)
+    async with first.run_test(size=WIDE) as pilot:
+        await first.wait_ready()
+        await submit(pilot, first, "remember this")
+        await settle(pilot, first)
+        total = first.chat.session_tokens
+        first.exit()
+    assert total > 0
+
+    second = stored_app(tmp_path, db, continue_latest=True)
+    async with second.run_test(size=WIDE) as pilot:
+        await second.wait_ready()
+        await wait_until(pilot, lambda: second.chat.session_tokens == total, "the stored total")
+        assert f"session {total:,} tok" in status_line(second)
+        assert second.chat.context_tokens > 0
+
+
+# -- the context meter --
+async def test_the_status_bar_shows_how_full_the_context_window_is(tmp_path: Path) -> None:
+    settings = Settings(theme="textual-dark", context_window=4096)
+    app = make_app(text_stream("an answer"), tmp_path, settings=settings)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.wait_ready()
+        await submit(pilot, app, "hello")
+        await settle(pilot, app)
+        context = app.session.totals.context_tokens
+        assert context > 0
+        assert f"ctx {round(100 * context / 4096)}% of 4k" in status_line(app)
+
+
+async def test_without_a_known_window_the_meter_shows_the_tokens_alone(tmp_path: Path) -> None:
+    app = make_app(text_stream("an answer"), tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.wait_ready()
+        await submit(pilot, app, "hello")
+        await settle(pilot, app)
+        line = status_line(app)
+        assert f"ctx {app.session.totals.context_tokens:,} tok" in line
+        assert "%" not in line and "$" not in line  # the test model has no window, no price
+
+
+# -- the cost --
+async def test_a_priced_models_session_shows_its_estimated_cost(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    answer = ModelResponse(
+        parts=[TextPart("an answer")],
+        model_name="gpt-4o",
+        provider_name="openai",
+        provider_url="https://api.openai.com/v1/",
+        usage=RequestUsage(input_tokens=10_000, output_tokens=2_000),
+    )
+    history = [ModelRequest.user_text_prompt("a question"), answer]
+    SessionStore(db).save("priced", history, title="priced", cwd=str(tmp_path.resolve()))
+    app = stored_app(tmp_path, db, resume="priced")
+    async with app.run_test(size=WIDE) as pilot:
+        await app.wait_ready()
+        await wait_until(pilot, lambda: app.chat.cost, "the session's cost")
+        assert app.chat.cost == "$0.0450"  # 10k in at $2.50/M + 2k out at $10/M
+        assert "$0.0450" in status_line(app)
+        assert "session 12,000 tok" in status_line(app)
+        assert "session 12,000 · about $0.0450" in str(app.chat.sidebar._usage_view.render())
+
+
+async def test_warnings_and_yolo_on_outrank_the_model_and_the_totals(tmp_path: Path) -> None:
+    app = make_app(text_stream("hi"), tmp_path)
+    async with app.run_test(size=NARROW) as pilot:
+        await app.wait_ready()
+        assert app.session.deps is not None
+        app.session.deps.auto_confirm = True
+        app.refresh_status()
+        app.chat.warning = "project settings not trusted"
+        app.chat.note = "waiting for your decision"
+        await pilot.pause()
+        line = status_line(app)
+        for kept in ("⚠ project settings not trusted", "yolo ON", "waiting for your decision"):
+            assert kept in line
+        assert "tok" not in line  # the totals gave way first

@@ -12,6 +12,7 @@ user's.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -72,6 +73,44 @@ class LoadedSettings:
     project: ProjectTrust | None = None  # None: no project settings, or nothing they widen
 
 
+@dataclass(frozen=True)
+class ProjectCommands:
+    """The project's custom slash commands (.co-tui/commands/*.md): prompts the user can send
+    with one word, written by whoever wrote the repository, so they are trusted with the
+    project's settings and a change to any of them asks again."""
+
+    folder: Path
+    names: tuple[str, ...]
+    digest: str  # of every command's name and text
+
+    def widening(self) -> Widening:
+        from co_tui.trust.widening import Widening, join_words
+
+        names = [f"/{name}" for name in self.names]
+        return Widening(
+            f"{PROJECT_DIR_NAME}/commands",
+            "data",
+            f"add the slash command{'s' if len(names) > 1 else ''} {join_words(names)}",
+            "their text is sent to the model when you type them",
+        )
+
+
+def project_commands(cwd: Path) -> ProjectCommands | None:
+    """None when the project has no usable command files (most directories)."""
+    folder = cwd / PROJECT_DIR_NAME / "commands"
+    if not folder.is_dir():
+        return None
+    from co_tui.custom_commands import FOLDER, read_folder
+
+    commands = read_folder(cwd, f"{PROJECT_DIR_NAME}/{FOLDER}", "project").commands
+    if not commands:
+        return None
+    digest = hashlib.sha256()
+    for name, command in sorted(commands.items()):
+        digest.update(f"{name}\0{command.description}\0{command.template}\0".encode())
+    return ProjectCommands(folder.resolve(), tuple(sorted(commands)), digest.hexdigest())
+
+
 def load_project_settings(
     cwd: Path,
     *,
@@ -86,24 +125,35 @@ def load_project_settings(
     layers = read_layers(cwd, env, overrides)  # each validated as written: errors name it
     full = merge_layers(layers)
     project = next((layer for layer in layers if layer.kind == "project"), None)
-    if project is None:
+    commands = project_commands(cwd)
+    if project is None and commands is None:
         return LoadedSettings(full)
     from co_tui.trust.store import TrustStore
     from co_tui.trust.widening import review_widenings
 
-    others = [layer for layer in layers if layer is not project]
-    review = review_widenings(merge_layers(others), full)
-    if not review.widenings:
+    widenings: tuple[Widening, ...] = ()
+    untrusted = full
+    if project is not None:
+        others = [layer for layer in layers if layer is not project]
+        review = review_widenings(merge_layers(others), full)
+        widenings = review.widenings
+        narrowed = project.with_values(project.values | _as_written(full, review.narrowed))
+        untrusted = merge_layers([narrowed if layer is project else layer for layer in layers])
+    if commands is not None:
+        widenings = (*widenings, commands.widening())
+    if not widenings:
         return LoadedSettings(full)
+    # The decision is stored for these exact settings and commands: a change asks again.
+    sha256 = project.sha256 if project is not None else ""
+    if commands is not None:
+        sha256 = hashlib.sha256(f"{sha256}:{commands.digest}".encode()).hexdigest()
     root = cwd.resolve()
-    stored = (store or TrustStore()).decision(root, project.sha256)
-    narrowed_layer = project.with_values(project.values | _as_written(full, review.narrowed))
-    untrusted = merge_layers([narrowed_layer if layer is project else layer for layer in layers])
+    stored = (store or TrustStore()).decision(root, sha256)
     trust = ProjectTrust(
         root=root,
-        settings_file=Path(project.origin),
-        sha256=project.sha256,
-        widenings=review.widenings,
+        settings_file=Path(project.origin) if project is not None else root / PROJECT_DIR_NAME,
+        sha256=sha256,
+        widenings=widenings,
         decision="trusted" if trust_project else stored or "undecided",
         trusted_settings=full,
         untrusted_settings=untrusted,

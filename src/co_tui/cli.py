@@ -88,8 +88,8 @@ def main_callback(
         str | None, typer.Option("--model", "-m", help="A pydantic-ai model string, e.g. 'test'.")
     ] = None,
     output_format: Annotated[
-        str, typer.Option("--output-format", help="text | json | stream-json (with -p).")
-    ] = "text",
+        str | None, typer.Option("--output-format", help="text | json | stream-json (with -p).")
+    ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Approve every side-effectful call (with -p).")
     ] = False,
@@ -119,7 +119,10 @@ def main_callback(
             loaded_or_exit({}, trust_project=True)
         return
     overrides = {"model": model, "verbose": verbose or None}
+    if prompt is None:
+        reject_print_only_flags(yes=yes, output_format=output_format)
     if prompt is not None:
+        output_format = output_format or "text"
         if output_format not in ("text", "json", "stream-json"):
             raise fail(
                 f"--output-format must be text, json or stream-json, not {output_format!r}",
@@ -141,6 +144,15 @@ def main_callback(
     from co_tui.tui.launch import launch_app
 
     raise typer.Exit(launch_app(loaded, continue_latest=continue_, resume=resume))
+
+
+def reject_print_only_flags(*, yes: bool, output_format: str | None) -> None:
+    """`--yes` and `--output-format` only mean something for one -p answer: given to the app,
+    they would be silently ignored, so the command line is refused instead."""
+    given = [flag for flag, on in (("--yes", yes), ("--output-format", output_format)) if on]
+    if given:
+        verb = "need" if len(given) > 1 else "needs"
+        raise fail(f"{' and '.join(given)} {verb} -p PROMPT (one answer, then exit)", EXIT_USAGE)
 
 
 async def _headless(

@@ -285,6 +285,10 @@ class ChatScreen(Screen[None]):
         if not self.prompt.take_back_last():
             self.post_message(CancelRequested())
 
+    def on_prompt_input_draft_set_aside(self, _: PromptInput.DraftSetAside) -> None:
+        self._last_ctrl_c = 0.0  # a cleared draft disarms exit: two more presses quit
+        self.app.notify("Draft cleared; Up brings it back.", timeout=3)
+
     def action_ctrl_c(self) -> None:
         if self.turn_running:
             self.post_message(CancelRequested())

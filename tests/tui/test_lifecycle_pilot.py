@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from co_tui.config import user_data_dir
 from co_tui.tui.widgets.prompt import PromptInput
-from tests.tui.helpers import SIZE, make_app, text_stream
+from co_tui.tui.widgets.welcome import MARKER_NAME
+from tests.tui.helpers import SIZE, make_app, rendered, settle, text_stream, wait_until
+
+
+async def submit(pilot: Any, app: Any, text: str) -> None:
+    app.chat.prompt.text = text
+    await pilot.press("enter")
 
 
 async def test_ctrl_d_with_a_draft_deletes_forward_and_does_not_quit(tmp_path: Path) -> None:
@@ -41,3 +49,27 @@ async def test_ctrl_c_on_a_draft_clears_it_but_up_brings_it_back(tmp_path: Path)
         await pilot.press("ctrl+c", "ctrl+c")  # a draft again: the second press does not exit
         await pilot.pause()
         assert app.is_running
+
+
+async def test_first_launch_welcomes_then_later_launches_show_one_line(tmp_path: Path) -> None:
+    app = make_app(text_stream("an answer"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        welcome = app.chat.welcome
+        await wait_until(pilot, lambda: "fn" in rendered(welcome), "the model in the welcome")
+        shown = rendered(welcome)
+        assert "Welcome to co-tui" in shown and "Try one:" in shown
+        assert "co-tui status" in shown and "GEMINI_API_KEY" in shown
+        assert "$XDG_CONFIG_HOME/co-tui/settings.json" in shown
+        assert app.chat.transcript.items == []  # the welcome is no transcript item
+        await submit(pilot, app, "hello")
+        await settle(pilot, app)
+        assert not welcome.display  # the conversation has begun
+    marker = user_data_dir() / MARKER_NAME
+    assert marker.stat().st_mode & 0o777 == 0o600
+
+    later = make_app(text_stream("x"), tmp_path)
+    async with later.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "fn" in rendered(later.chat.welcome), "the model")
+        line = rendered(later.chat.welcome).strip()
+        assert "\n" not in line and "Welcome" not in line
+        assert line.startswith("co-tui · fn · sandbox:") and line.endswith("/help for commands")

@@ -50,6 +50,7 @@ from co_tui.tui.messages import (
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.widgets.prompt import PromptHistory
+from co_tui.tui.widgets.welcome import first_launch, remember_launch
 
 if TYPE_CHECKING:
     from pydantic_ai import DeferredToolRequests
@@ -105,7 +106,10 @@ class CoApp(App[None]):
         self._turn_worker: Worker[None] | None = None
         path = user_data_dir() / "history" if history_path is _DEFAULT else history_path
         self.prompt_history = PromptHistory(path if isinstance(path, Path) else None)
-        self.chat = ChatScreen(self.prompt_history, show_thinking=settings.verbose)
+        self.first_launch = first_launch(user_data_dir())
+        self.chat = ChatScreen(
+            self.prompt_history, show_thinking=settings.verbose, first_launch=self.first_launch
+        )
         self.frontend = TuiFrontend(self.chat)
         self.session = ChatSession(
             settings, frontend=self.frontend, store=session_store, bundle=bundle, deps=deps
@@ -139,6 +143,8 @@ class CoApp(App[None]):
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         self.refresh_status()
+        if self.first_launch:
+            remember_launch(user_data_dir())
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:

@@ -52,6 +52,7 @@ from co_tui.tui.widgets.queued import QueuedMessages
 from co_tui.tui.widgets.sidebar import Sidebar
 from co_tui.tui.widgets.status_bar import StatusBar
 from co_tui.tui.widgets.transcript import Transcript
+from co_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
     from co_tui.custom_commands import CustomCommand
@@ -86,8 +87,11 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "copy_last", "Copy answer"),
     ]
 
-    def __init__(self, history: PromptHistory, show_thinking: bool) -> None:
+    def __init__(
+        self, history: PromptHistory, show_thinking: bool, *, first_launch: bool = False
+    ) -> None:
         super().__init__(id="chat")
+        self.welcome = Welcome(first=first_launch, id="welcome")
         self.transcript = Transcript(id="transcript")
         self.sidebar = Sidebar(show_thinking=show_thinking, id="sidebar")
         self.prompt = PromptInput(history, id="prompt")
@@ -100,6 +104,7 @@ class ChatScreen(Screen[None]):
         self.custom_commands: dict[str, CustomCommand] = {}  # the app loads them
 
     def compose(self) -> ComposeResult:
+        yield self.welcome.data_bind(ChatScreen.model, ChatScreen.sandbox)
         with Horizontal(id="main"):
             yield self.transcript
             yield self.sidebar.data_bind(ChatScreen.session_tokens)
@@ -187,6 +192,7 @@ class ChatScreen(Screen[None]):
     def _restored(self, message: TranscriptRestored) -> None:
         self.router = DisplayRouter()
         self.sidebar.new_turn()
+        self.welcome.display = False  # a conversation is back: the welcome has done its job
         self.transcript.post_message(TranscriptRestored(message.events, message.visible))
 
     @on(ConversationCleared)
@@ -264,6 +270,8 @@ class ChatScreen(Screen[None]):
         self.post_message(request)
 
     def watch_busy(self, busy: bool) -> None:
+        if busy:  # the first turn or command: the welcome has done its job
+            self.welcome.display = False
         self.prompt.busy = busy
         self.prompt.placeholder = BUSY_PLACEHOLDER if busy else PLACEHOLDER
         if not busy:  # the next message goes once the transcript has drawn what came before

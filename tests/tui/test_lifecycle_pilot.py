@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.config import user_data_dir
+from co_tui.tui.launch import resume_hint
 from co_tui.tui.widgets.prompt import PromptInput
 from co_tui.tui.widgets.welcome import MARKER_NAME
 from tests.tui.helpers import SIZE, make_app, rendered, settle, text_stream, wait_until
@@ -73,3 +74,15 @@ async def test_first_launch_welcomes_then_later_launches_show_one_line(tmp_path:
         line = rendered(later.chat.welcome).strip()
         assert "\n" not in line and "Welcome" not in line
         assert line.startswith("co-tui · fn · sandbox:") and line.endswith("/help for commands")
+
+
+async def test_after_exit_a_session_with_turns_names_how_to_come_back(tmp_path: Path) -> None:
+    app = make_app(text_stream("an answer"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert resume_hint(app.session) is None  # nothing said yet: nothing to come back to
+        await submit(pilot, app, "hello")
+        await settle(pilot, app)
+    line = resume_hint(app.session)
+    assert line == "co-tui: to come back to this session (1 turn): co-tui --resume 11111111"
+    await app.session.aclose()

@@ -248,6 +248,8 @@ class ChatSession:
             resume_deferred=pending,
         )
         self.history = result.messages
+        if result.error and self.recorder is not None and not result.save_error:
+            await self.recorder.note_error(len(result.messages), result.error)
         self.turn_tokens = result.usage.input_tokens + result.usage.output_tokens
         self.session_tokens += self.turn_tokens
         if result.output:

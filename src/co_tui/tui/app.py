@@ -562,7 +562,8 @@ class CoApp(App[None]):
         from co_tui.orchestrator.replay import replay
 
         sid = self.session.session_id
-        events = list(replay(self.session.history, sid, self.session.window.compactions))
+        compactions = self.session.window.compactions
+        events = list(replay(self.session.history, sid, compactions, loaded.notes))
         if notice := loaded.unfinished_notice():
             events.append(ev.Status(session_id=sid, message=notice, level="warning"))
         self.chat.post_message(TranscriptRestored(events, VISIBLE_ITEMS))

@@ -142,6 +142,7 @@ class ChatScreen(Screen[None]):
         event = message.event
         display, targets = self.router.targets(event)
         if not display.is_subagent:
+            self.welcome.display = False  # the conversation has begun
             self._follow_status(event)
         for target in targets:
             widget = self.transcript if target is Target.TRANSCRIPT else self.sidebar

@@ -175,7 +175,7 @@ async def _headless(
         typer.echo("co-tui: with -p, --resume needs a session id (co-tui sessions)", err=True)
         return EXIT_USAGE
     frontend = HeadlessFrontend(output_format, approve_all=yes, verbose=verbose)  # type: ignore[arg-type]
-    session = ChatSession(settings, frontend=frontend)
+    session = ChatSession(settings, frontend=frontend, headless=True)
     # SIGTERM/SIGHUP cancel the turn as Ctrl+C does (saved, commands killed), then exit 128+n.
     code = EXIT_INTERRUPTED
     async with cancelled_by_stop_signals() as stop:
@@ -276,7 +276,10 @@ app.add_typer(sessions_app, name="sessions")
 @sessions_app.callback(invoke_without_command=True)
 def sessions_command(
     ctx: typer.Context,
-    all_dirs: Annotated[bool, typer.Option("--all", "-a", help="Every directory's.")] = False,
+    all_dirs: Annotated[
+        bool,
+        typer.Option("--all", "-a", help="Every directory's, and the -p runs' (marked -p)."),
+    ] = False,
     move_aside: Annotated[
         bool,
         typer.Option(
@@ -296,20 +299,24 @@ def sessions_command(
         return
     store = SessionStore()
     try:
-        found = store.list(cwd=None if all_dirs else str(Path.cwd().resolve()))
+        found = store.list(
+            cwd=None if all_dirs else str(Path.cwd().resolve()), include_headless=all_dirs
+        )
     except SessionError as exc:
         raise fail(str(exc)) from None
     finally:
         store.close()
     for info in found:
-        flags = " (waiting for approval)" if info.has_pending else ""
+        flags = " (-p)" if info.headless else ""
+        flags += " (waiting for approval)" if info.has_pending else ""
         if info.forked_from:
             flags += f" (fork of {info.forked_from[:8]})"
         where = f"  {info.cwd}" if all_dirs else ""
         line = f"{info.id[:8]}  {info.age():>9}  {info.turns:>4} turns  {info.title}"
         typer.echo(line + flags + where)
     if not found:
-        typer.echo("no sessions" + ("" if all_dirs else " in this directory (--all for every one)"))
+        elsewhere = " in this directory (--all: every directory's, and -p runs)"
+        typer.echo("no sessions" + ("" if all_dirs else elsewhere))
 
 
 @sessions_app.command("export")

@@ -268,6 +268,7 @@ class SessionInfo:
     has_pending: bool
     interrupted: bool
     forked_from: str | None = None
+    headless: bool = False  # written by `co-tui -p` (kept out of the lists by default)
 
     @property
     def readable(self) -> bool:
@@ -368,7 +369,7 @@ class _Written:
 
 _COLUMNS = (
     "id, title, model, cwd, created, updated, format_version, turns, message_count, "
-    "pending IS NOT NULL, interrupted, forked_from"
+    "pending IS NOT NULL, interrupted, forked_from, headless"
 )
 
 
@@ -377,7 +378,7 @@ def _escape_like(text: str) -> str:
 
 
 def _info(row: Sequence[Any]) -> SessionInfo:
-    return SessionInfo(*row[:9], bool(row[9]), bool(row[10]), row[11])
+    return SessionInfo(*row[:9], bool(row[9]), bool(row[10]), row[11], bool(row[12]))
 
 
 _P = ParamSpec("_P")
@@ -540,6 +541,7 @@ class SessionStore:
         turns: int | None = None,
         compactions: Sequence[Compaction] = (),
         forked_from: str | None = None,
+        headless: bool = False,
     ) -> int:
         """Store the session's history (and the compactions made so far, in order); returns
         how many message rows were written. Raises SessionConflict when another writer saved
@@ -578,8 +580,19 @@ class SessionStore:
                     if version is None:
                         db.execute(
                             "INSERT INTO sessions (id, title, model, cwd, created, updated, "
-                            "format_version, forked_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                            (session_id, title, model, cwd, now, now, FORMAT_VERSION, forked_from),
+                            "format_version, forked_from, headless) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (
+                                session_id,
+                                title,
+                                model,
+                                cwd,
+                                now,
+                                now,
+                                FORMAT_VERSION,
+                                forked_from,
+                                headless,
+                            ),
                         )
                     db.executemany(
                         "INSERT OR REPLACE INTO messages (session_id, seq, kind, data) "
@@ -601,7 +614,9 @@ class SessionStore:
                         "UPDATE sessions SET updated = ?, message_count = ?, pending = ?, "
                         "interrupted = ?, turns = COALESCE(?, turns), version = version + 1, "
                         "writer_pid = ?, title = CASE WHEN title = '' THEN ? ELSE title END, "
-                        "model = CASE WHEN ? = '' THEN model ELSE ? END WHERE id = ?",
+                        "model = CASE WHEN ? = '' THEN model ELSE ? END, "
+                        # continued in the app, a -p session becomes an ordinary one
+                        "headless = CASE WHEN ? THEN headless ELSE 0 END WHERE id = ?",
                         (
                             now,
                             len(messages),
@@ -612,6 +627,7 @@ class SessionStore:
                             title,
                             model,
                             model,
+                            headless,
                             session_id,
                         ),
                     )
@@ -812,9 +828,19 @@ class SessionStore:
         return _info(row)
 
     @_store_errors
-    def list(self, cwd: str | None = None, search: str = "", limit: int = 500) -> list[SessionInfo]:
-        """Newest first; `search` matches the title or the start of the id."""
+    def list(
+        self,
+        cwd: str | None = None,
+        search: str = "",
+        limit: int = 500,
+        *,
+        include_headless: bool = True,
+    ) -> list[SessionInfo]:
+        """Newest first; `search` matches the title or the start of the id.
+        `include_headless=False` leaves out what `co-tui -p` wrote."""
         where, args = [], []
+        if not include_headless:
+            where.append("headless = 0")
         if cwd is not None:
             where.append("cwd = ?")
             args.append(cwd)
@@ -830,8 +856,8 @@ class SessionStore:
             rows = self._reader().execute(sql, (*args, limit)).fetchall()
         return [_info(r) for r in rows]
 
-    def latest(self, cwd: str) -> SessionInfo | None:
-        found = self.list(cwd=cwd, limit=1)
+    def latest(self, cwd: str, *, include_headless: bool = True) -> SessionInfo | None:
+        found = self.list(cwd=cwd, limit=1, include_headless=include_headless)
         return found[0] if found else None
 
     @_store_errors
@@ -1021,8 +1047,10 @@ class SessionRecorder:
         turns: int = 0,
         title: str = "",
         window: ContextWindow | None = None,
+        headless: bool = False,
     ) -> None:
         self.store = store
+        self.headless = headless  # a `co-tui -p` session
         self.session_id = session_id or new_session_id()
         self.model = model
         self.cwd = str(Path(cwd or Path.cwd()).resolve())
@@ -1038,6 +1066,7 @@ class SessionRecorder:
         loaded: LoadedSession,
         model: str = "",
         window: ContextWindow | None = None,
+        headless: bool = False,
     ) -> SessionRecorder:
         info = loaded.info
         return cls(
@@ -1048,6 +1077,7 @@ class SessionRecorder:
             turns=info.turns,
             title=info.title,
             window=window,
+            headless=headless,
         )
 
     def begin_turn(self, prompt: str) -> None:
@@ -1066,6 +1096,7 @@ class SessionRecorder:
             cwd=self.cwd,
             turns=self.turns,
             compactions=self.window.compactions,
+            headless=self.headless,
         )
         try:
             return self.store.save(self.session_id, messages, **fields)
@@ -1118,6 +1149,7 @@ def open_session(
     *,
     continue_latest: bool = False,
     resume: str | None = None,
+    include_headless: bool = True,
 ) -> LoadedSession | None:
     """What `--continue` / `--resume ID` name: a loaded session, or None for a new one.
     Raises SessionError (one line) when there is nothing to continue or it cannot be read."""
@@ -1125,7 +1157,7 @@ def open_session(
         return store.load(store.resolve(resume).id)
     if continue_latest:
         where = str(Path(cwd).resolve())
-        info = store.latest(where)
+        info = store.latest(where, include_headless=include_headless)
         if info is None:
             raise SessionNotFound(f"no earlier session in {where} to continue")
         return store.load(info.id)

@@ -4,6 +4,7 @@ d deletes (after a confirmation); Escape goes back. Dismisses with the chosen se
 from __future__ import annotations
 
 import asyncio
+import functools
 
 from rich.text import Text
 from textual import on, work
@@ -89,7 +90,9 @@ class SessionsScreen(ModalScreen[str | None]):
     @work(exclusive=True, group="sessions-list", exit_on_error=False)
     async def reload(self) -> None:
         query = self.search_box.value.strip()
-        found = await asyncio.to_thread(self.store.list, None, query, LIST_LIMIT)
+        found = await asyncio.to_thread(
+            functools.partial(self.store.list, None, query, LIST_LIMIT, include_headless=False)
+        )
         self.sessions = found
         self.table.clear()
         for info in found:

@@ -6,7 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.config import user_data_dir
+from co_tui.sessions import SessionStore
 from co_tui.tui.launch import resume_hint
+from co_tui.tui.screens.confirm import ConfirmScreen
+from co_tui.tui.screens.sessions import SessionsScreen
 from co_tui.tui.widgets.prompt import PromptInput
 from co_tui.tui.widgets.welcome import MARKER_NAME
 from tests.tui.helpers import SIZE, make_app, rendered, settle, text_stream, wait_until
@@ -86,3 +89,33 @@ async def test_after_exit_a_session_with_turns_names_how_to_come_back(tmp_path: 
     line = resume_hint(app.session)
     assert line == "co-tui: to come back to this session (1 turn): co-tui --resume 11111111"
     await app.session.aclose()
+
+
+async def test_deleting_the_open_session_starts_a_new_one_and_sticks(tmp_path: Path) -> None:
+    app = make_app(text_stream("an answer"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, app, "a secret plan")
+        await settle(pilot, app)
+        deleted = app.session.session_id
+        app.run_command("/resume")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the list")
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        await wait_until(pilot, lambda: screen.table.row_count == 1, "one row")
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        assert "open now" in rendered(app.screen.query_one("#confirm-details"))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: screen.table.row_count == 0, "the row gone")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.session.session_id != deleted, "a new session")
+        await settle(pilot, app)
+        assert not app.chat.transcript.items[:-1]  # only the note saying so
+        assert "Deleted the session that was open" in rendered(app.chat.transcript)
+        await submit(pilot, app, "a fresh start")
+        await settle(pilot, app)
+    store = SessionStore()
+    try:
+        assert [i.title for i in store.list()] == ["a fresh start"]
+    finally:
+        store.close()

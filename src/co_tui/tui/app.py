@@ -537,7 +537,23 @@ class CoApp(App[None]):
             if session_id:
                 self.run_worker(self._switch(session_id), group="session", exit_on_error=False)
 
-        self.push_screen(SessionsScreen(self.session.store, str(self.session.workspace)), chosen)
+        here, current = str(self.session.workspace), self.session.session_id
+        self.push_screen(SessionsScreen(self.session.store, here, current), chosen)
+
+    def on_current_session_deleted(self) -> None:
+        """The sessions screen deleted the conversation open here: go on in a new, empty
+        session, so the deleted one is never saved again."""
+        self.run_worker(self._start_over_after_delete(), group="session", exit_on_error=False)
+
+    async def _start_over_after_delete(self) -> None:
+        if self.turn_running:  # its last checkpoint would store the deleted session again
+            assert self._turn_worker is not None
+            self._turn_worker.cancel()
+            with contextlib.suppress(Exception):
+                await self._turn_worker.wait()
+        await self.session.replace_history([])
+        self.chat.post_message(ConversationCleared())
+        self._notice("Deleted the session that was open; this is a new, empty session.")
 
     async def _switch(self, session_id: str) -> None:
         from co_tui.sessions import SessionError

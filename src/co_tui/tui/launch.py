@@ -39,7 +39,10 @@ def launch_app(
         # skipped. What runs at exit (the local model server, telemetry) still runs.
         gc.freeze()
     if way_back:
-        print(way_back)
+        import contextlib
+
+        with contextlib.suppress(OSError):  # a closed terminal (SIGHUP) has no one to tell
+            print(way_back)
     return app.return_code or 0
 
 

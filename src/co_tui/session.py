@@ -57,8 +57,7 @@ class ChatSession:
     ) -> None:
         """`record=False`: nothing is stored (evals, benchmarks). `bundle`/`deps`: built
         elsewhere (tests, evals); `agent_options`: extra keyword arguments for build_agent.
-        `headless`: a `co-tui -p` run; its session is marked so (kept out of the lists), and
-        its --continue takes the latest session, headless ones included."""
+        `headless`: a `co-tui -p` run; its session is marked so (kept out of the lists)."""
         self.settings = settings
         self.workspace = (workspace or (deps.workspace if deps else None) or Path.cwd()).resolve()
         self.frontend: FrontendProtocol = frontend or NullFrontend()
@@ -137,7 +136,6 @@ class ChatSession:
             self.workspace,
             continue_latest=continue_latest,
             resume=resume,
-            include_headless=self._headless,
         )
         if loaded is not None:
             self._take(loaded, ask_pending=ask_pending)

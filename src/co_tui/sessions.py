@@ -856,8 +856,8 @@ class SessionStore:
             rows = self._reader().execute(sql, (*args, limit)).fetchall()
         return [_info(r) for r in rows]
 
-    def latest(self, cwd: str, *, include_headless: bool = True) -> SessionInfo | None:
-        found = self.list(cwd=cwd, limit=1, include_headless=include_headless)
+    def latest(self, cwd: str) -> SessionInfo | None:
+        found = self.list(cwd=cwd, limit=1)
         return found[0] if found else None
 
     @_store_errors
@@ -1149,7 +1149,6 @@ def open_session(
     *,
     continue_latest: bool = False,
     resume: str | None = None,
-    include_headless: bool = True,
 ) -> LoadedSession | None:
     """What `--continue` / `--resume ID` name: a loaded session, or None for a new one.
     Raises SessionError (one line) when there is nothing to continue or it cannot be read."""
@@ -1157,7 +1156,7 @@ def open_session(
         return store.load(store.resolve(resume).id)
     if continue_latest:
         where = str(Path(cwd).resolve())
-        info = store.latest(where, include_headless=include_headless)
+        info = store.latest(where)
         if info is None:
             raise SessionNotFound(f"no earlier session in {where} to continue")
         return store.load(info.id)

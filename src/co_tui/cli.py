@@ -88,8 +88,8 @@ def main_callback(
         str | None, typer.Option("--model", "-m", help="A pydantic-ai model string, e.g. 'test'.")
     ] = None,
     output_format: Annotated[
-        str, typer.Option("--output-format", help="text | json | stream-json (with -p).")
-    ] = "text",
+        str | None, typer.Option("--output-format", help="text | json | stream-json (with -p).")
+    ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Approve every side-effectful call (with -p).")
     ] = False,
@@ -119,7 +119,10 @@ def main_callback(
             loaded_or_exit({}, trust_project=True)
         return
     overrides = {"model": model, "verbose": verbose or None}
+    if prompt is None:
+        reject_print_only_flags(yes=yes, output_format=output_format)
     if prompt is not None:
+        output_format = output_format or "text"
         if output_format not in ("text", "json", "stream-json"):
             raise fail(
                 f"--output-format must be text, json or stream-json, not {output_format!r}",
@@ -143,6 +146,15 @@ def main_callback(
     raise typer.Exit(launch_app(loaded, continue_latest=continue_, resume=resume))
 
 
+def reject_print_only_flags(*, yes: bool, output_format: str | None) -> None:
+    """`--yes` and `--output-format` only mean something for one -p answer: given to the app,
+    they would be silently ignored, so the command line is refused instead."""
+    given = [flag for flag, on in (("--yes", yes), ("--output-format", output_format)) if on]
+    if given:
+        verb = "need" if len(given) > 1 else "needs"
+        raise fail(f"{' and '.join(given)} {verb} -p PROMPT (one answer, then exit)", EXIT_USAGE)
+
+
 async def _headless(
     settings: Settings,
     prompt: str,
@@ -163,7 +175,7 @@ async def _headless(
         typer.echo("co-tui: with -p, --resume needs a session id (co-tui sessions)", err=True)
         return EXIT_USAGE
     frontend = HeadlessFrontend(output_format, approve_all=yes, verbose=verbose)  # type: ignore[arg-type]
-    session = ChatSession(settings, frontend=frontend)
+    session = ChatSession(settings, frontend=frontend, headless=True)
     # SIGTERM/SIGHUP cancel the turn as Ctrl+C does (saved, commands killed), then exit 128+n.
     code = EXIT_INTERRUPTED
     async with cancelled_by_stop_signals() as stop:
@@ -264,7 +276,10 @@ app.add_typer(sessions_app, name="sessions")
 @sessions_app.callback(invoke_without_command=True)
 def sessions_command(
     ctx: typer.Context,
-    all_dirs: Annotated[bool, typer.Option("--all", "-a", help="Every directory's.")] = False,
+    all_dirs: Annotated[
+        bool,
+        typer.Option("--all", "-a", help="Every directory's, and the -p runs' (marked -p)."),
+    ] = False,
     move_aside: Annotated[
         bool,
         typer.Option(
@@ -284,20 +299,24 @@ def sessions_command(
         return
     store = SessionStore()
     try:
-        found = store.list(cwd=None if all_dirs else str(Path.cwd().resolve()))
+        found = store.list(
+            cwd=None if all_dirs else str(Path.cwd().resolve()), include_headless=all_dirs
+        )
     except SessionError as exc:
         raise fail(str(exc)) from None
     finally:
         store.close()
     for info in found:
-        flags = " (waiting for approval)" if info.has_pending else ""
+        flags = " (-p)" if info.headless else ""
+        flags += " (waiting for approval)" if info.has_pending else ""
         if info.forked_from:
             flags += f" (fork of {info.forked_from[:8]})"
         where = f"  {info.cwd}" if all_dirs else ""
         line = f"{info.id[:8]}  {info.age():>9}  {info.turns:>4} turns  {info.title}"
         typer.echo(line + flags + where)
     if not found:
-        typer.echo("no sessions" + ("" if all_dirs else " in this directory (--all for every one)"))
+        elsewhere = " in this directory (--all: every directory's, and -p runs)"
+        typer.echo("no sessions" + ("" if all_dirs else elsewhere))
 
 
 @sessions_app.command("export")

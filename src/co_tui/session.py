@@ -54,9 +54,11 @@ class ChatSession:
         bundle: AgentBundle | None = None,
         deps: CoDeps | None = None,
         agent_options: dict[str, Any] | None = None,
+        headless: bool = False,
     ) -> None:
         """`record=False`: nothing is stored (evals, benchmarks). `bundle`/`deps`: built
-        elsewhere (tests, evals); `agent_options`: extra keyword arguments for build_agent."""
+        elsewhere (tests, evals); `agent_options`: extra keyword arguments for build_agent.
+        `headless`: a `co-tui -p` run; its session is marked so (kept out of the lists)."""
         self.settings = settings
         self.workspace = (workspace or (deps.workspace if deps else None) or Path.cwd()).resolve()
         self.frontend: FrontendProtocol = frontend or NullFrontend()
@@ -71,6 +73,7 @@ class ChatSession:
         self.last_answer = ""
         self._store = store
         self._record = record
+        self._headless = headless
         self._agent_options = agent_options or {}
         self._mcp_task: asyncio.Task[None] | None = None
         self._session_id = deps.session_id if deps is not None else ""
@@ -142,7 +145,10 @@ class ChatSession:
         from co_tui.sessions import open_session
 
         loaded = open_session(
-            self.store, self.workspace, continue_latest=continue_latest, resume=resume
+            self.store,
+            self.workspace,
+            continue_latest=continue_latest,
+            resume=resume,
         )
         if loaded is not None:
             self._take(loaded, ask_pending=ask_pending)
@@ -169,10 +175,16 @@ class ChatSession:
             from co_tui.sessions import SessionRecorder
 
             if self.loaded is not None:
-                self.recorder = SessionRecorder.resume(self.store, self.loaded, window=self.window)
+                self.recorder = SessionRecorder.resume(
+                    self.store, self.loaded, window=self.window, headless=self._headless
+                )
             else:
                 self.recorder = SessionRecorder(
-                    self.store, self.session_id, cwd=self.workspace, window=self.window
+                    self.store,
+                    self.session_id,
+                    cwd=self.workspace,
+                    window=self.window,
+                    headless=self._headless,
                 )
         if self.recorder is not None:
             self.recorder.model = self.model_label()
@@ -277,6 +289,8 @@ class ChatSession:
             resume_deferred=pending,
         )
         self.history = result.messages
+        if result.error and self.recorder is not None and not result.save_error:
+            await self.recorder.note_error(len(result.messages), result.error)
         self.turn_tokens = result.usage.input_tokens + result.usage.output_tokens
         self.totals.count(self.history)
         if result.output:
@@ -338,7 +352,11 @@ class ChatSession:
             from co_tui.sessions import SessionRecorder
 
             self.recorder = SessionRecorder.resume(
-                self.store, loaded, model=self.model_label(), window=self.window
+                self.store,
+                loaded,
+                model=self.model_label(),
+                window=self.window,
+                headless=self._headless,
             )
 
     def switch_model(self, bundle: AgentBundle, settings: Settings) -> None:

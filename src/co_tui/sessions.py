@@ -5,7 +5,7 @@ so span writes and session writes never wait on each other's locks.
 
 - A session row: id, title (the first prompt), model, working directory, created, updated,
   format version, turns, message count, the approvals it is waiting for, interrupted flag,
-  its write version, the session it was forked from.
+  its write version, the session it was forked from, whether `co-tui -p` wrote it.
 - Its messages: (session_id, seq) -> one `ModelMessage` as JSON, written with pydantic-ai's
   `ModelMessagesTypeAdapter`. The transcript only grows: what the model is sent may be a
   window or a summary (context_window.py), what is stored is every message. A save writes
@@ -13,6 +13,8 @@ so span writes and session writes never wait on each other's locks.
   comparing JSON), so turn 500 costs what turn 10 does.
 - Its compactions: from which message on the model is sent a summary instead of the
   earlier ones (an event in the transcript, never a deletion).
+- Its notes: errors shown in the transcript (an aborted turn's), with the number of
+  messages stored when they happened, so a resumed session shows them where they were.
 - Its tool runs, written ahead: an approved call is stored as running before it starts and
   as done when it returns, so a session reopened after a crash reports the call as
   interrupted (it may have run) instead of asking for it again.
@@ -26,6 +28,7 @@ so span writes and session writes never wait on each other's locks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import itertools
 import json
@@ -60,7 +63,7 @@ if TYPE_CHECKING:
 
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_S = 10.0  # how long a write waits for another process's lock
-SCHEMA_VERSION = 2  # PRAGMA user_version: the table layout
+SCHEMA_VERSION = 3  # PRAGMA user_version: the table layout
 FORMAT_VERSION = 1  # the encoding of one message row (pydantic-ai 2.x message JSON)
 TITLE_CHARS = 80
 RECHECK_TAIL = 2  # re-serialise the last saved messages too, in case one changed in place
@@ -93,7 +96,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     interrupted INTEGER NOT NULL DEFAULT 0,
     version INTEGER NOT NULL DEFAULT 0,
     forked_from TEXT,
-    writer_pid INTEGER
+    writer_pid INTEGER,
+    headless INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS sessions_by_cwd ON sessions (cwd, updated);
 CREATE INDEX IF NOT EXISTS sessions_by_updated ON sessions (updated);
@@ -114,6 +118,15 @@ CREATE TABLE IF NOT EXISTS compactions (
     data BLOB NOT NULL,
     PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS notes (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    level TEXT NOT NULL,
+    message TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tool_runs (
     session_id TEXT NOT NULL,
     tool_call_id TEXT NOT NULL,
@@ -127,11 +140,12 @@ CREATE TABLE IF NOT EXISTS tool_runs (
     PRIMARY KEY (session_id, tool_call_id)
 ) WITHOUT ROWID;
 """
-# Columns schema 2 added to a schema-1 sessions table.
+# Columns later schemas added to the sessions table (2: version to writer_pid; 3: headless).
 _ADDED_COLUMNS = (
     ("version", "INTEGER NOT NULL DEFAULT 0"),
     ("forked_from", "TEXT"),
     ("writer_pid", "INTEGER"),
+    ("headless", "INTEGER NOT NULL DEFAULT 0"),
 )
 
 
@@ -254,6 +268,7 @@ class SessionInfo:
     has_pending: bool
     interrupted: bool
     forked_from: str | None = None
+    headless: bool = False  # written by `co-tui -p` (kept out of the lists by default)
 
     @property
     def readable(self) -> bool:
@@ -294,6 +309,15 @@ class ToolRun:
         return UNFINISHED_CALL
 
 
+@dataclass(frozen=True)
+class Note:
+    """An error shown in the transcript, after the first `position` stored messages."""
+
+    position: int
+    message: str
+    level: Literal["error"] = "error"
+
+
 @dataclass
 class LoadedSession:
     info: SessionInfo
@@ -303,6 +327,7 @@ class LoadedSession:
     # Calls that were approved and started but whose return was never stored: their answer
     # (ToolRun.answer) is already in `messages`; fronts tell the user about them.
     unfinished: list[ToolRun] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
     def unfinished_notice(self) -> str | None:
         """One line for the user about calls that started but never returned, or None."""
@@ -344,7 +369,7 @@ class _Written:
 
 _COLUMNS = (
     "id, title, model, cwd, created, updated, format_version, turns, message_count, "
-    "pending IS NOT NULL, interrupted, forked_from"
+    "pending IS NOT NULL, interrupted, forked_from, headless"
 )
 
 
@@ -353,7 +378,7 @@ def _escape_like(text: str) -> str:
 
 
 def _info(row: Sequence[Any]) -> SessionInfo:
-    return SessionInfo(*row[:9], bool(row[9]), bool(row[10]), row[11])
+    return SessionInfo(*row[:9], bool(row[9]), bool(row[10]), row[11], bool(row[12]))
 
 
 _P = ParamSpec("_P")
@@ -516,6 +541,7 @@ class SessionStore:
         turns: int | None = None,
         compactions: Sequence[Compaction] = (),
         forked_from: str | None = None,
+        headless: bool = False,
     ) -> int:
         """Store the session's history (and the compactions made so far, in order); returns
         how many message rows were written. Raises SessionConflict when another writer saved
@@ -554,8 +580,19 @@ class SessionStore:
                     if version is None:
                         db.execute(
                             "INSERT INTO sessions (id, title, model, cwd, created, updated, "
-                            "format_version, forked_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                            (session_id, title, model, cwd, now, now, FORMAT_VERSION, forked_from),
+                            "format_version, forked_from, headless) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (
+                                session_id,
+                                title,
+                                model,
+                                cwd,
+                                now,
+                                now,
+                                FORMAT_VERSION,
+                                forked_from,
+                                headless,
+                            ),
                         )
                     db.executemany(
                         "INSERT OR REPLACE INTO messages (session_id, seq, kind, data) "
@@ -577,7 +614,9 @@ class SessionStore:
                         "UPDATE sessions SET updated = ?, message_count = ?, pending = ?, "
                         "interrupted = ?, turns = COALESCE(?, turns), version = version + 1, "
                         "writer_pid = ?, title = CASE WHEN title = '' THEN ? ELSE title END, "
-                        "model = CASE WHEN ? = '' THEN model ELSE ? END WHERE id = ?",
+                        "model = CASE WHEN ? = '' THEN model ELSE ? END, "
+                        # continued in the app, a -p session becomes an ordinary one
+                        "headless = CASE WHEN ? THEN headless ELSE 0 END WHERE id = ?",
                         (
                             now,
                             len(messages),
@@ -588,6 +627,7 @@ class SessionStore:
                             title,
                             model,
                             model,
+                            headless,
                             session_id,
                         ),
                     )
@@ -748,11 +788,29 @@ class SessionStore:
             )
 
     @_store_errors
+    def add_note(self, session_id: str, note: Note) -> None:
+        """Keep an error the transcript showed (secrets redacted), in order."""
+        with self._lock, self._db() as db:
+            db.execute(
+                "INSERT INTO notes (session_id, seq, position, level, message, created) "
+                "VALUES (?, (SELECT COUNT(*) FROM notes WHERE session_id = ?), ?, ?, ?, ?)",
+                (
+                    session_id,
+                    session_id,
+                    note.position,
+                    note.level,
+                    self._redactor.text(note.message),
+                    time.time(),
+                ),
+            )
+
+    @_store_errors
     def delete(self, session_id: str) -> None:
         with self._lock:
             db = self._db()
             with db:
                 db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+                db.execute("DELETE FROM notes WHERE session_id = ?", (session_id,))
                 db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             self._written.pop(session_id, None)
 
@@ -770,9 +828,19 @@ class SessionStore:
         return _info(row)
 
     @_store_errors
-    def list(self, cwd: str | None = None, search: str = "", limit: int = 500) -> list[SessionInfo]:
-        """Newest first; `search` matches the title or the start of the id."""
+    def list(
+        self,
+        cwd: str | None = None,
+        search: str = "",
+        limit: int = 500,
+        *,
+        include_headless: bool = True,
+    ) -> list[SessionInfo]:
+        """Newest first; `search` matches the title or the start of the id.
+        `include_headless=False` leaves out what `co-tui -p` wrote."""
         where, args = [], []
+        if not include_headless:
+            where.append("headless = 0")
         if cwd is not None:
             where.append("cwd = ?")
             args.append(cwd)
@@ -841,6 +909,14 @@ class SessionStore:
                     (session_id,),
                 ).fetchall()
                 runs = self._tool_runs(db, session_id)
+                notes = [
+                    Note(int(position), str(message), level)
+                    for position, level, message in db.execute(
+                        "SELECT position, level, message FROM notes WHERE session_id = ? "
+                        "ORDER BY seq",
+                        (session_id,),
+                    )
+                ]
             finally:
                 db.commit()
         info, pending_data, version = _info(row), row[-2], int(row[-1])
@@ -855,7 +931,7 @@ class SessionStore:
             messages, unfinished = _settle_unanswered(stored, runs)
         with self._lock:
             self._written[session_id] = _Written(list(stored), rows, version, len(compactions), ())
-        return LoadedSession(info, messages, pending, compactions, unfinished)
+        return LoadedSession(info, messages, pending, compactions, unfinished, notes)
 
     @staticmethod
     def _pending(info: SessionInfo, data: bytes | None) -> DeferredToolRequests | None:
@@ -971,8 +1047,10 @@ class SessionRecorder:
         turns: int = 0,
         title: str = "",
         window: ContextWindow | None = None,
+        headless: bool = False,
     ) -> None:
         self.store = store
+        self.headless = headless  # a `co-tui -p` session
         self.session_id = session_id or new_session_id()
         self.model = model
         self.cwd = str(Path(cwd or Path.cwd()).resolve())
@@ -988,6 +1066,7 @@ class SessionRecorder:
         loaded: LoadedSession,
         model: str = "",
         window: ContextWindow | None = None,
+        headless: bool = False,
     ) -> SessionRecorder:
         info = loaded.info
         return cls(
@@ -998,6 +1077,7 @@ class SessionRecorder:
             turns=info.turns,
             title=info.title,
             window=window,
+            headless=headless,
         )
 
     def begin_turn(self, prompt: str) -> None:
@@ -1016,6 +1096,7 @@ class SessionRecorder:
             cwd=self.cwd,
             turns=self.turns,
             compactions=self.window.compactions,
+            headless=self.headless,
         )
         try:
             return self.store.save(self.session_id, messages, **fields)
@@ -1048,6 +1129,12 @@ class SessionRecorder:
 
     async def call_finished(self, tool_call_id: str, result: str) -> None:
         await asyncio.to_thread(self.store.call_finished, self.session_id, tool_call_id, result)
+
+    async def note_error(self, position: int, message: str) -> None:
+        """An aborted turn's error, shown again where it was when the session is resumed."""
+        note = Note(position, message)
+        with contextlib.suppress(SessionError):  # shown live; only a resumed one would lack it
+            await asyncio.to_thread(self.store.add_note, self.session_id, note)
 
     def start_new(self, session_id: str | None = None) -> None:
         """After /clear: later turns go to a fresh session; the old one stays resumable."""

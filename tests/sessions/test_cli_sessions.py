@@ -50,8 +50,11 @@ def test_continue_and_resume_carry_the_conversation(tmp_path: Path, isolated_env
         bodies = [r.body for r in srv.requests]
     assert contents(bodies[1]) == ["My name is Ada", "Nice to meet you, Ada.", "What is my name?"]
     assert contents(bodies[2])[-2:] == ["You are Ada.", "And now?"]
-    listed = run_cli(["sessions"], tmp_path, env)
-    assert listed.stdout.startswith(sid[:8]) and "3 turns  My name is Ada" in listed.stdout
+    listed = run_cli(["sessions"], tmp_path, env)  # -p runs are kept out of the list
+    assert sid[:8] not in listed.stdout and listed.stdout.startswith("no sessions")
+    listed = run_cli(["sessions", "--all"], tmp_path, env)
+    assert listed.stdout.startswith(sid[:8])
+    assert "3 turns  My name is Ada (-p)" in listed.stdout
     info = SessionStore(db_path(isolated_env)).info(sid)
     assert info.cwd == str(tmp_path.resolve()) and info.message_count == 6
 

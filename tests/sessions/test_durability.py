@@ -165,7 +165,7 @@ def test_two_continue_loops_on_one_session_lose_no_turn(tmp_path: Path, isolated
             thread.start()
         for thread in threads:
             thread.join()
-        listed = run_cli(["sessions"], tmp_path, env)
+        listed = run_cli(["sessions", "--all"], tmp_path, env)  # -p runs: listed with --all
     assert [r.returncode for r in results] == [0] * (2 * turns_each), [r.stderr for r in results]
     store = SessionStore(db_path(isolated_env))
     infos = store.list(cwd=str(tmp_path.resolve()))

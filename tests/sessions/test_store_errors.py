@@ -149,7 +149,7 @@ def test_a_damaged_database_is_named_kept_and_moved_aside_only_when_asked(
     with serve([text("A fresh start.")]) as srv:
         fresh = run(["-p", "start over"], workspace, env_for(srv.url))
     assert fresh.returncode == 0, fresh.stderr
-    assert "start over" in run(["sessions"], workspace).stdout
+    assert "start over" in run(["sessions", "--all"], workspace).stdout  # a -p run
 
 
 def test_move_aside_refuses_a_readable_database(workspace: Path, isolated_env: Path) -> None:

@@ -5,7 +5,8 @@ Each user prompt opens a turn (`TurnStart(replayed=True)`: its prompt has not be
 yet); answers come as text start/delta/end, tool calls with their results. Thinking stays
 out (it was shown live only); calls still waiting for approval are left to the resumed run,
 which shows them again. Where the model started being sent a summary (a compaction), one
-line says so; the messages it stands for are all shown.
+line says so; the messages it stands for are all shown. Errors shown live (an aborted turn's)
+come back from the stored notes, at the place they were shown.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from co_tui.orchestrator.stream import OUTCOME_STATUS, result_text
 
 if TYPE_CHECKING:
     from co_tui.compaction import Compaction
+    from co_tui.sessions import Note
 
 SUMMARY_NOTE = "earlier conversation summarised"  # a summary stored by an older co-tui
 
@@ -82,8 +84,12 @@ def replay(
     messages: Sequence[ModelMessage],
     session_id: str,
     compactions: Sequence[Compaction] = (),
+    notes: Sequence[Note] = (),
 ) -> Iterator[ev.TurnEvent]:
     returns = _returns(messages)
+    notes_at: dict[int, list[Note]] = {}
+    for note in notes:  # a note past the end (a shorter history) is shown at the end
+        notes_at.setdefault(min(note.position, len(messages)), []).append(note)
     compacted_at: dict[int, Compaction] = {c.upto: c for c in compactions if c.replacement}
     in_turn = False
     interrupted = False
@@ -94,7 +100,12 @@ def replay(
                 yield ev.Interrupted(session_id=session_id)
             yield ev.TurnEnd(session_id=session_id, interrupted=interrupted)
 
+    def notes_before(index: int) -> Iterator[ev.TurnEvent]:
+        for note in notes_at.get(index, ()):  # inside the turn it ended: before its TurnEnd
+            yield ev.Error(session_id=session_id, message=note.message)
+
     for index, message in enumerate(messages):
+        yield from notes_before(index)
         if (compaction := compacted_at.get(index)) is not None:
             yield ev.Compacted(session_id=session_id, kind=compaction.kind, upto=compaction.upto)
         if isinstance(message, ModelRequest):
@@ -123,4 +134,5 @@ def replay(
         interrupted = interrupted or message.state == "interrupted"
     if (compaction := compacted_at.get(len(messages))) is not None:
         yield ev.Compacted(session_id=session_id, kind=compaction.kind, upto=compaction.upto)
+    yield from notes_before(len(messages))
     yield from end_turn()

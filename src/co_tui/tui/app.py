@@ -52,6 +52,7 @@ from co_tui.tui.notify import AttentionNeeded, notify_unfocused
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.widgets.prompt import PromptHistory
+from co_tui.tui.widgets.welcome import first_launch, remember_launch
 
 if TYPE_CHECKING:
     from pydantic_ai import DeferredToolRequests
@@ -107,7 +108,10 @@ class CoApp(App[None]):
         self._turn_worker: Worker[None] | None = None
         path = user_data_dir() / "history" if history_path is _DEFAULT else history_path
         self.prompt_history = PromptHistory(path if isinstance(path, Path) else None)
-        self.chat = ChatScreen(self.prompt_history, show_thinking=settings.verbose)
+        self.first_launch = first_launch(user_data_dir())
+        self.chat = ChatScreen(
+            self.prompt_history, show_thinking=settings.verbose, first_launch=self.first_launch
+        )
         self.frontend = TuiFrontend(self.chat)
         self.session = ChatSession(
             settings, frontend=self.frontend, store=session_store, bundle=bundle, deps=deps
@@ -141,6 +145,8 @@ class CoApp(App[None]):
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         self.refresh_status()
+        if self.first_launch:
+            remember_launch(user_data_dir())
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
@@ -552,7 +558,23 @@ class CoApp(App[None]):
             if session_id:
                 self.run_worker(self._switch(session_id), group="session", exit_on_error=False)
 
-        self.push_screen(SessionsScreen(self.session.store, str(self.session.workspace)), chosen)
+        here, current = str(self.session.workspace), self.session.session_id
+        self.push_screen(SessionsScreen(self.session.store, here, current), chosen)
+
+    def on_current_session_deleted(self) -> None:
+        """The sessions screen deleted the conversation open here: go on in a new, empty
+        session, so the deleted one is never saved again."""
+        self.run_worker(self._start_over_after_delete(), group="session", exit_on_error=False)
+
+    async def _start_over_after_delete(self) -> None:
+        if self.turn_running:  # its last checkpoint would store the deleted session again
+            assert self._turn_worker is not None
+            self._turn_worker.cancel()
+            with contextlib.suppress(Exception):
+                await self._turn_worker.wait()
+        await self.session.replace_history([])
+        self.chat.post_message(ConversationCleared())
+        self._notice("Deleted the session that was open; this is a new, empty session.")
 
     async def _switch(self, session_id: str) -> None:
         from co_tui.sessions import SessionError
@@ -577,7 +599,8 @@ class CoApp(App[None]):
         from co_tui.orchestrator.replay import replay
 
         sid = self.session.session_id
-        events = list(replay(self.session.history, sid, self.session.window.compactions))
+        compactions = self.session.window.compactions
+        events = list(replay(self.session.history, sid, compactions, loaded.notes))
         if notice := loaded.unfinished_notice():
             events.append(ev.Status(session_id=sid, message=notice, level="warning"))
         self.chat.post_message(TranscriptRestored(events, VISIBLE_ITEMS))

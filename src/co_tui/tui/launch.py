@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from co_tui.trust import LoadedSettings
+
+if TYPE_CHECKING:
+    from co_tui.session import ChatSession
 
 
 def launch_app(
@@ -20,15 +25,39 @@ def launch_app(
     app = CoApp(
         loaded.settings, continue_latest=continue_latest, resume=resume, project=loaded.project
     )
+    way_back: str | None = None
     try:
         app.run()
     finally:
         import asyncio
         import gc
 
+        way_back = resume_hint(app.session)
         asyncio.run(app.session.aclose())  # the sandbox and the session store
         # Everything is saved and closed. Python's own shutdown would now walk the app's
         # whole heap in several full collections (1.5 s of the 2 s exit): frozen objects are
         # skipped. What runs at exit (the local model server, telemetry) still runs.
         gc.freeze()
+    if way_back:
+        import contextlib
+
+        with contextlib.suppress(OSError):  # a closed terminal (SIGHUP) has no one to tell
+            print(way_back)
     return app.return_code or 0
+
+
+def resume_hint(session: ChatSession) -> str | None:
+    """The line printed after the app exits, naming how to come back to a session that
+    has turns stored; None for an empty one (or a store that cannot say)."""
+    from co_tui.sessions import SessionError
+
+    if not session.history:
+        return None
+    try:
+        info = session.store.info(session.session_id)
+    except SessionError:
+        return None
+    if info.turns == 0:
+        return None
+    turns = "1 turn" if info.turns == 1 else f"{info.turns} turns"
+    return f"co-tui: to come back to this session ({turns}): co-tui --resume {info.id[:8]}"

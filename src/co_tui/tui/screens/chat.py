@@ -58,6 +58,7 @@ from co_tui.tui.widgets.sidebar import Sidebar
 from co_tui.tui.widgets.status_bar import StatusBar
 from co_tui.tui.widgets.transcript import Transcript
 from co_tui.tui.widgets.user_message import UserMessage
+from co_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
     from co_tui.custom_commands import CustomCommand
@@ -111,10 +112,13 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+f", "find", "Find", show=False),
     ]
 
-    def __init__(self, history: PromptHistory, show_thinking: bool) -> None:
+    def __init__(
+        self, history: PromptHistory, show_thinking: bool, *, first_launch: bool = False
+    ) -> None:
         super().__init__(id="chat")
         # The app gives it the session's workspace and vault once the session is built.
         self.picker = MentionPicker(Path.cwd(), None, id="mention-picker")
+        self.welcome = Welcome(first=first_launch, id="welcome")
         self.transcript = Transcript(id="transcript")
         self.sidebar = Sidebar(show_thinking=show_thinking, id="sidebar")
         self.prompt = PromptInput(history, id="prompt")
@@ -128,6 +132,7 @@ class ChatScreen(Screen[None]):
         self.custom_commands: dict[str, CustomCommand] = {}  # the app loads them
 
     def compose(self) -> ComposeResult:
+        yield self.welcome.data_bind(ChatScreen.model, ChatScreen.sandbox)
         with Horizontal(id="main"):
             yield self.transcript
             yield self.sidebar.data_bind(ChatScreen.session_tokens, ChatScreen.cost)
@@ -171,6 +176,7 @@ class ChatScreen(Screen[None]):
         event = message.event
         display, targets = self.router.targets(event)
         if not display.is_subagent:
+            self.welcome.display = False  # the conversation has begun
             self._follow_status(event)
         for target in targets:
             widget = self.transcript if target is Target.TRANSCRIPT else self.sidebar
@@ -230,6 +236,7 @@ class ChatScreen(Screen[None]):
     def _restored(self, message: TranscriptRestored) -> None:
         self.router = DisplayRouter()
         self.sidebar.new_turn()
+        self.welcome.display = False  # a conversation is back: the welcome has done its job
         self.transcript.post_message(TranscriptRestored(message.events, message.visible))
 
     @on(ConversationCleared)
@@ -332,6 +339,8 @@ class ChatScreen(Screen[None]):
         self.post_message(request)
 
     def watch_busy(self, busy: bool) -> None:
+        if busy:  # the first turn or command: the welcome has done its job
+            self.welcome.display = False
         self.prompt.busy = busy
         self.prompt.placeholder = BUSY_PLACEHOLDER if busy else PLACEHOLDER
         if not busy:  # the next message goes once the transcript has drawn what came before
@@ -354,6 +363,10 @@ class ChatScreen(Screen[None]):
         """Esc: take the last queued message back to edit; with none queued, cancel."""
         if not self.prompt.take_back_last():
             self.post_message(CancelRequested())
+
+    def on_prompt_input_draft_set_aside(self, _: PromptInput.DraftSetAside) -> None:
+        self._last_ctrl_c = 0.0  # a cleared draft disarms exit: two more presses quit
+        self.app.notify("Draft cleared; Up brings it back.", timeout=3)
 
     def action_ctrl_c(self) -> None:
         if self.turn_running:

@@ -1,50 +1,46 @@
 """The sessions screen: stored conversations, newest first. Enter opens one; / searches;
-d deletes (after a confirmation); Escape goes back. Dismisses with the chosen session id."""
+d deletes (after a confirmation); Escape goes back. Dismisses with the chosen session id.
+
+Deleting the conversation that is open now posts `CurrentSessionDeleted`: the app goes on in
+a new, empty session, so nothing saves the deleted one again. `co-tui -p` sessions are not
+listed (`co-tui sessions --all` shows them)."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from co_tui.sessions import SessionInfo, SessionStore
+from co_tui.tui.screens.confirm import ConfirmScreen
+
+__all__ = ["ConfirmScreen", "CurrentSessionDeleted", "SessionsScreen"]
 
 LIST_LIMIT = 500
 
 
-def _row(info: SessionInfo, here: str) -> tuple[Text, str, str, Text]:
+class CurrentSessionDeleted(Message):
+    """The session open in the app was deleted: the app starts a new one."""
+
+
+def _row(info: SessionInfo, here: str, current: str) -> tuple[Text, str, str, Text]:
     title = Text(info.title or "(untitled)")
+    if info.id == current:
+        title.append("  open now", style="bold")
     if info.has_pending:
         title.append("  waiting for approval", style="yellow")
     if not info.readable:
         title.append("  unreadable format", style="red")
     where = Text("here" if info.cwd == here else info.cwd, style="dim")
     return title, info.age(), str(info.turns), where
-
-
-class ConfirmScreen(ModalScreen[bool]):
-    BINDINGS = [  # noqa: RUF012 - Textual's declaration style
-        Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
-    ]
-
-    def __init__(self, question: str) -> None:
-        super().__init__(classes="confirm-screen")
-        self.question = question
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-dialog"):
-            yield Static(self.question, markup=False, id="confirm-question")
-            yield Static(Text(" y  delete    n  keep", style="bold"), id="confirm-keys")
-
-    def action_answer(self, value: bool) -> None:
-        self.dismiss(value)
 
 
 class SessionsScreen(ModalScreen[str | None]):
@@ -58,15 +54,13 @@ class SessionsScreen(ModalScreen[str | None]):
     #sessions-dialog { width: 90%; height: 80%; border: round $accent; background: $surface; }
     #sessions-table { height: 1fr; }
     #sessions-empty { color: $text-muted; padding: 1 2; }
-    ConfirmScreen { align: center middle; }
-    #confirm-dialog { width: 60; height: auto; border: round $error; background: $surface;
-                      padding: 1 2; }
     """
 
-    def __init__(self, store: SessionStore, here: str) -> None:
+    def __init__(self, store: SessionStore, here: str, current: str = "") -> None:
         super().__init__(classes="sessions-screen")
         self.store = store
         self.here = here
+        self.current = current  # the session open in the app
         self.sessions: list[SessionInfo] = []
         self.table: DataTable[object] = DataTable(cursor_type="row", id="sessions-table")
         self.search_box = Input(placeholder="search titles…", id="sessions-search")
@@ -89,11 +83,13 @@ class SessionsScreen(ModalScreen[str | None]):
     @work(exclusive=True, group="sessions-list", exit_on_error=False)
     async def reload(self) -> None:
         query = self.search_box.value.strip()
-        found = await asyncio.to_thread(self.store.list, None, query, LIST_LIMIT)
+        found = await asyncio.to_thread(
+            functools.partial(self.store.list, None, query, LIST_LIMIT, include_headless=False)
+        )
         self.sessions = found
         self.table.clear()
         for info in found:
-            self.table.add_row(*_row(info, self.here), key=info.id)
+            self.table.add_row(*_row(info, self.here, self.current), key=info.id)
         self.empty.display = not found
         self.empty.update("No session matches." if query else "No stored sessions.")
 
@@ -132,11 +128,18 @@ class SessionsScreen(ModalScreen[str | None]):
             if confirmed:
                 self._delete(info.id)
 
-        question = f"Delete the session “{info.title or info.id[:8]}” ({info.turns} turns)?"
-        self.app.push_screen(ConfirmScreen(question), done)
+        turns = "1 turn" if info.turns == 1 else f"{info.turns} turns"
+        details = f"{turns}, last used {info.age()}. Its messages are deleted for good."
+        if info.id == self.current:
+            details += " It is the conversation open now: a new, empty session takes its place."
+        question = f"Delete “{info.title or info.id[:8]}”?"
+        self.app.push_screen(ConfirmScreen(question, details, title="Delete session"), done)
 
     @work(group="sessions-delete", exit_on_error=False)
     async def _delete(self, session_id: str) -> None:
         await asyncio.to_thread(self.store.delete, session_id)
+        if session_id == self.current:
+            self.current = ""
+            self.app.post_message(CurrentSessionDeleted())
         self.notify("Session deleted.", timeout=2)
         self.reload()

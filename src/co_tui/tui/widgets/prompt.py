@@ -101,7 +101,7 @@ class PromptInput(TextArea):
         Binding("ctrl+j,shift+enter", "newline", "New line", show=False),
         Binding("tab", "complete", "Complete", show=False),
         Binding("ctrl+g", "edit_in_editor", "Editor", show=False),
-        Binding("ctrl+d", "app.quit", "Quit", show=False),
+        Binding("ctrl+d", "quit_or_delete", "Quit", show=False),
         Binding("ctrl+c", "interrupt_or_copy", "Cancel / exit", show=False),
     ]
 
@@ -120,6 +120,9 @@ class PromptInput(TextArea):
     @dataclass
     class Submitted(Message):
         text: str
+
+    class DraftSetAside(Message):
+        """Ctrl+C emptied the prompt into its history: it does not count towards exiting."""
 
     def __init__(self, history: PromptHistory, **kwargs: object) -> None:
         super().__init__(
@@ -261,11 +264,27 @@ class PromptInput(TextArea):
         self.text = text
         self.move_cursor(self.document.end if at_end else (0, len(text.split("\n")[0])))
 
+    async def action_quit_or_delete(self) -> None:
+        """Ctrl+D as in a shell: on an empty prompt it quits; with a draft it deletes forward."""
+        if self.text:
+            self.action_delete_right()
+            return
+        await self.run_action("app.quit")
+
     async def action_interrupt_or_copy(self) -> None:
         if self.selected_text:
             self.action_copy()
             return
+        if self.text.strip() and not self.busy:
+            self.set_draft_aside()
+            return
         await self.run_action("screen.ctrl_c")
+
+    def set_draft_aside(self) -> None:
+        """Ctrl+C on a draft empties the prompt without losing it: Up brings it back."""
+        self.prompt_history.add(self.text)
+        self.clear()
+        self.post_message(self.DraftSetAside())
 
 
 def _decode(line: str) -> str | None:

@@ -1,0 +1,121 @@
+"""The welcome above the transcript: in full on the first launch, one line afterwards.
+
+The first launch is the one that finds no marker file in the user data folder; the app writes
+it (0600) once the welcome is shown. The model and sandbox lines follow the chat screen's
+status reactives, so they change from "loading model…" to the model once the agent is built.
+The welcome is not part of the conversation: the chat screen hides it when the first turn,
+command or restored session arrives.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from co_tui.config import user_settings_path
+from co_tui.private_files import open_private
+
+MARKER_NAME = "welcomed"
+
+EXAMPLE_PROMPTS = (
+    "What is in this folder? Summarise the README for me.",
+    "!git status   (a leading ! runs the command yourself, in the sandbox)",
+    "Draft a short, polite reply declining Thursday's meeting.",
+)
+
+KEYS = (
+    ("Enter", "send"),
+    ("Ctrl+J", "new line"),
+    ("Esc", "cancel the turn"),
+    ("Ctrl+P", "commands"),
+    ("Ctrl+C twice", "quit"),
+)
+
+
+def first_launch(data_dir: Path) -> bool:
+    return not (data_dir / MARKER_NAME).exists()
+
+
+def remember_launch(data_dir: Path) -> None:
+    """The next launch shows one line. A marker that cannot be written only means the full
+    welcome again next time."""
+    try:
+        with open_private(data_dir / MARKER_NAME, "w") as fh:
+            fh.write("co-tui has welcomed you; delete this file to see the welcome again\n")
+    except OSError:
+        pass
+
+
+def _short(path: Path) -> str:
+    """The path as the user would type it: under $XDG_CONFIG_HOME or ~ when it is."""
+    for base, label in (
+        (os.environ.get("XDG_CONFIG_HOME"), "$XDG_CONFIG_HOME"),
+        (Path.home(), "~"),
+    ):
+        if base and path.is_relative_to(base):
+            return f"{label}/{path.relative_to(base)}"
+    return str(path)
+
+
+class Welcome(Widget):
+    """What co-tui is running with and how to begin; one line after the first launch."""
+
+    DEFAULT_CSS = """
+    Welcome {
+        height: auto;
+        padding: 0 1;
+        margin: 0 0 1 0;
+        color: $text-muted;
+    }
+    Welcome.-first {
+        border: round $primary 60%;
+        color: $text;
+    }
+    """
+
+    model = reactive("?", layout=True)
+    sandbox = reactive("?", layout=True)
+
+    def __init__(self, *, first: bool, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.first = first
+        self.set_class(first, "-first")
+
+    def render(self) -> RenderableType:
+        if not self.first:
+            return Text.assemble(
+                ("co-tui", "bold"),
+                f" · {self.model} · sandbox: {self.sandbox} · ",
+                ("/help", "bold"),
+                " for commands",
+            )
+        return self._full()
+
+    def _full(self) -> RenderableType:
+        title = Text("Welcome to co-tui: a private assistant in your terminal.", style="bold")
+        status = Text.assemble(
+            ("Model ", "bold"), self.model, "  ·  ", ("Sandbox ", "bold"), self.sandbox
+        )
+        examples = Text("Try one:", style="bold")
+        for prompt in EXAMPLE_PROMPTS:
+            examples.append(f"\n  {prompt}", style="not bold")
+        keys = Text("Keys ", style="bold")
+        for i, (key, what) in enumerate(KEYS):
+            keys.append(" · " if i else " ", style="not bold")
+            keys.append(key, style="bold")
+            keys.append(f" {what}", style="not bold")
+        provider = Text.assemble(
+            ("Another model? ", "bold"),
+            "set GEMINI_API_KEY, or LLM_PROVIDER=ollama (OLLAMA_MODEL) or openai "
+            "(OPENAI_BASE_URL, OPENAI_API_KEY), in the environment or in ",
+            (_short(user_settings_path()), "bold"),
+            ". ",
+            ("co-tui status", "bold"),
+            " shows what is in use and why.",
+        )
+        return Group(title, status, examples, keys, provider)

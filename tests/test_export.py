@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
 
 from co_tui.export import ExportError, session_markdown, stored_session_markdown, write_new
 from co_tui.redaction import Redactor
-from co_tui.sessions import SessionStore, ToolRun
+from co_tui.sessions import Note, SessionStore, ToolRun
 
 SID = "abcdef12-0000-0000-0000-000000000000"
 KEY = "sk-live-0123456789abcdefghijklmnop"
@@ -125,3 +125,11 @@ def test_cli_exports_to_stdout_and_to_a_new_file(tmp_path: Path, isolated_env: P
     assert missing.returncode != 0 and "ffff" in missing.stderr
     listed = run()
     assert listed.returncode == 0 and "no sessions" in listed.stdout  # another directory
+
+
+def test_an_error_the_transcript_showed_is_exported_in_its_place(tmp_path: Path) -> None:
+    store = stored(tmp_path)
+    store.add_note(SID, Note(position=2, message="the provider failed: 503 Service Unavailable"))
+    _, text = stored_session_markdown(store, SID)
+    error_at = text.index("503 Service Unavailable")
+    assert text.index("ls -la") < error_at < text.index("Two files.")

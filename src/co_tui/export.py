@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from co_tui.compaction import Compaction
     from co_tui.redaction import Redactor
-    from co_tui.sessions import SessionStore
+    from co_tui.sessions import Note, SessionStore
 
 # How a call was decided, as the store records it (ApprovalRecord.decision).
 DECISIONS = {
@@ -93,15 +93,17 @@ def session_markdown(
     decisions: Mapping[str, str] | None = None,
     header: Mapping[str, str] | None = None,
     redactor: Redactor | None = None,
+    notes: Sequence[Note] = (),
 ) -> str:
-    """The whole session as one Markdown document, redacted."""
+    """The whole session as one Markdown document, redacted; `notes`: the errors the
+    transcript showed (kept with the stored session)."""
     from co_tui.orchestrator.replay import replay
     from co_tui.redaction import shared_redactor
 
     lines = [f"# co-tui session {session_id[:8]}", ""]
     lines += [f"- {key}: {value}" for key, value in {"id": session_id, **(header or {})}.items()]
     lines.append("")
-    lines += _events_markdown(replay(messages, session_id, compactions), decisions or {})
+    lines += _events_markdown(replay(messages, session_id, compactions, notes), decisions or {})
     text = "\n".join(lines).rstrip() + "\n"
     return (redactor or shared_redactor()).text(text)
 
@@ -137,5 +139,6 @@ def stored_session_markdown(store: SessionStore, id_or_prefix: str) -> tuple[str
         decisions=store.decisions(info.id),
         header={k: v for k, v in header.items() if v},
         redactor=store.redactor,
+        notes=loaded.notes,
     )
     return info.id, text

@@ -515,13 +515,16 @@ class CoApp(App[None]):
     async def _export(self, name: str) -> str:
         """/export [file]: the session as Markdown, in the working directory by default."""
         from co_tui.export import default_name, session_markdown, write_new
+        from co_tui.sessions import Note as StoredNote
         from co_tui.sessions import SessionError
 
         session = self.session
         if not session.history:
             return "Nothing to export yet: this session has no turns."
+        notes: list[StoredNote] = []
         try:
             decisions = await asyncio.to_thread(session.store.decisions, session.session_id)
+            notes = (await asyncio.to_thread(session.store.load, session.session_id)).notes
         except SessionError:
             decisions = {}  # never stored: nothing was decided ahead of a run
         text = session_markdown(
@@ -531,6 +534,7 @@ class CoApp(App[None]):
             decisions=decisions,
             header={"model": session.model_label()},
             redactor=session.store.redactor,
+            notes=notes,
         )
         target = session.workspace / Path(name or default_name(session.session_id)).expanduser()
         written = await asyncio.to_thread(write_new, target, text)

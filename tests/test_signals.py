@@ -106,9 +106,13 @@ def test_print_mode_kills_the_command_saves_the_turn_and_exits_128_plus_n(
     assert_saved_with_the_call_interrupted(isolated_env)
     assert len(srv.requests) == 1  # the model was not asked again after the signal
     listed = subprocess.run(
-        [*CLI, "sessions"], cwd=tmp_path, env=env_for(srv.url), capture_output=True, text=True
+        [*CLI, "sessions", "--all"],
+        cwd=tmp_path,
+        env=env_for(srv.url),
+        capture_output=True,
+        text=True,
     )
-    assert "1 turns  run it" in listed.stdout
+    assert "1 turns  run it" in listed.stdout  # a -p run: listed with --all
 
 
 def test_sigterm_mid_stream_keeps_the_partial_answer(tmp_path: Path, isolated_env: Path) -> None:

@@ -202,7 +202,11 @@ async def test_slash_tools_and_status_show_mcp_servers(
     assert (
         "mcp:guarded  guarded_echo*, guarded_add*, guarded_shell_command*, guarded_crash*" in tools
     )
-    assert "web          web_search, web_fetch" in tools
+    lines = tools.splitlines()
+    fetch = next(line for line in lines if "web_fetch" in line)
+    assert fetch.split()[0] == "web" and "ready" in fetch
+    search = next(line for line in lines if "web_search" in line)
+    assert search.split()[:2] == ["Web", "search"] and "not configured" in search
     await dispatch(ctx, "/status")
     status = rendered()
     assert "MCP servers" in status and "3 configured" in status

@@ -150,3 +150,15 @@ def on_screen(widget: Widget) -> list[Strip]:
 
 def rendered(widget: Widget) -> str:
     return "\n".join(strip.text for strip in on_screen(widget))
+
+
+async def submit_for_snapshot(pilot: Any, text: str, *, settled: bool = True) -> None:
+    """Type `text` into a ready app without a blinking cursor and send it; `settled`: wait
+    until what it started has drawn."""
+    app = pilot.app
+    app.chat.prompt.cursor_blink = False
+    assert await app.wait_ready()
+    app.chat.prompt.text = text
+    await pilot.press("enter")
+    if settled:
+        await settle(pilot, app)

@@ -7,21 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.tui.helpers import make_app, settle, text_stream
-
-
-async def _submit(pilot: Any, text: str) -> None:
-    pilot.app.chat.prompt.cursor_blink = False
-    pilot.app.chat.prompt.text = text
-    await pilot.press("enter")
-    await settle(pilot, pilot.app)
+from tests.tui.helpers import make_app, submit_for_snapshot, text_stream
 
 
 def test_help_in_full(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(text_stream("unused"), tmp_path)
 
     async def run_before(pilot: Any) -> None:
-        await _submit(pilot, "/help")
+        await submit_for_snapshot(pilot, "/help")
 
     assert snap_compare(app, terminal_size=(120, 62), run_before=run_before)
 
@@ -30,7 +23,7 @@ def test_a_bad_argument_is_echoed_with_the_usage(snap_compare: Any, tmp_path: Pa
     app = make_app(text_stream("unused"), tmp_path)
 
     async def run_before(pilot: Any) -> None:
-        await _submit(pilot, "/yolo maybe")
+        await submit_for_snapshot(pilot, "/yolo maybe")
         pilot.app.chat.prompt.text = "/copy "
         await pilot.pause()
 

@@ -20,6 +20,7 @@ from tests.tui.helpers import (
     make_app,
     settle,
     shell_then_text,
+    submit_for_snapshot,
     text_stream,
     wait_until,
 )
@@ -35,13 +36,6 @@ PARTIAL_ANSWER = [
 ]
 
 
-async def _submit(pilot: Any, text: str) -> None:
-    pilot.app.chat.prompt.cursor_blink = False
-    await pilot.pause()
-    pilot.app.chat.prompt.text = text
-    await pilot.press("enter")
-
-
 def test_narrow_streaming_answer(snap_compare: Any, tmp_path: Path) -> None:
     """80x24 mid-answer: no sidebar, the status bar says the turn runs and how to stop it."""
     halfway = asyncio.Event()
@@ -55,7 +49,7 @@ def test_narrow_streaming_answer(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(stream, tmp_path)
 
     async def run_before(pilot: Any) -> None:
-        await _submit(pilot, "Plan my week.")
+        await submit_for_snapshot(pilot, "Plan my week.", settled=False)
         await wait_until(pilot, halfway.is_set, "the answer to stream halfway")
         await drawn(pilot, pilot.app)
         await pilot.pause(0.3)
@@ -68,7 +62,7 @@ def test_narrow_pending_approval(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(shell_then_text(["rm -rf build/ && make"]), tmp_path)
 
     async def run_before(pilot: Any) -> None:
-        await _submit(pilot, "Rebuild from scratch.")
+        await submit_for_snapshot(pilot, "Rebuild from scratch.", settled=False)
         await approval_dialog(pilot, pilot.app)
         await pilot.pause()
 
@@ -84,7 +78,7 @@ def test_wide_with_sidebar(snap_compare: Any, tmp_path: Path) -> None:
 
     async def run_before(pilot: Any) -> None:
         chat = pilot.app.chat
-        await _submit(pilot, "What is in my notes folder?")
+        await submit_for_snapshot(pilot, "What is in my notes folder?", settled=False)
         await settle(pilot, pilot.app)
         fe, sid = pilot.app.frontend, pilot.app.session_id
         shell = "run_shell_command"

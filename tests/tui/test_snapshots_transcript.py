@@ -8,26 +8,20 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.tui.widgets.transcript import restored_items
-from tests.tui.helpers import make_app, settle, text_stream, wait_until
+from tests.tui.helpers import make_app, submit_for_snapshot, text_stream, wait_until
 from tests.tui.test_transcript_pilot import CODE_PROMPT, MARKDOWN_ANSWER, long_conversation
 
 SIZE = (110, 34)
 WIDE = (200, 60)
 
 
-async def _submit(pilot: Any, text: str) -> None:
-    pilot.app.chat.prompt.cursor_blink = False
-    assert await pilot.app.wait_ready()
-    pilot.app.chat.prompt.text = text
-    await pilot.press("enter")
-    await settle(pilot, pilot.app)
-
-
 def test_a_code_prompt_as_typed(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(text_stream("Doubles its argument."), tmp_path)
 
     async def run_before(pilot: Any) -> None:
-        await _submit(pilot, CODE_PROMPT + "\n\tindented with a tab\n[bold]not markup[/bold]")
+        await submit_for_snapshot(
+            pilot, CODE_PROMPT + "\n\tindented with a tab\n[bold]not markup[/bold]"
+        )
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -39,7 +33,7 @@ def test_a_folded_paste(snap_compare: Any, tmp_path: Path) -> None:
     )
 
     async def run_before(pilot: Any) -> None:
-        await _submit(pilot, paste)
+        await submit_for_snapshot(pilot, paste)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -48,7 +42,7 @@ def test_an_answer_on_a_wide_terminal(snap_compare: Any, tmp_path: Path) -> None
     app = make_app(text_stream(MARKDOWN_ANSWER), tmp_path)
 
     async def run_before(pilot: Any) -> None:
-        await _submit(pilot, "markdown please")
+        await submit_for_snapshot(pilot, "markdown please")
 
     assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
 

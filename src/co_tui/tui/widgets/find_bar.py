@@ -21,21 +21,21 @@ class FindBar(Horizontal):
     DEFAULT_CSS = """
     FindBar {
         display: none;
-        height: auto;
+        height: 1;
         margin-top: 1;
         background: $boost;
+        border-left: outer $secondary;
     }
     FindBar.-open {
         display: block;
     }
     FindBar > Input {
         width: 1fr;
-        border: tall $secondary;
     }
     FindBar > .find-status {
         width: auto;
         min-width: 12;
-        padding: 1 1 0 1;
+        padding: 0 1;
         color: $text-muted;
     }
     FindBar > .find-status.-none {
@@ -60,7 +60,7 @@ class FindBar(Horizontal):
         pass
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="Find in the conversation · Enter next · Esc closes")
+        yield Input(placeholder="Find in the conversation · Enter next · Esc closes", compact=True)
         yield Static("", classes="find-status", markup=False)
 
     @property

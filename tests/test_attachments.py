@@ -196,3 +196,18 @@ def test_an_attached_file_is_a_private_source_and_not_replayed(
     (start, *_) = list(replay(messages, "sid"))
     assert getattr(start, "prompt", None) == "see @note:plan.md and @src/app.py"
     assert context_sources([ModelRequest(parts=[UserPromptPart(content="see @x")])]) == []
+
+
+def test_a_hostile_repositorys_config_runs_nothing_when_files_are_listed(tmp_path: Path) -> None:
+    """A cloned repository's .git/config can name programs git runs (core.fsmonitor runs
+    on every index read): listing the files for the @ picker must not start them."""
+    workspace = tmp_path / "repo"
+    marker = tmp_path / "pwned"
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / "notes.md").write_text("hello\n")
+    subprocess.run(["git", "-C", str(workspace), "add", "notes.md"], check=True)
+    hook = f"touch {marker}; false"
+    subprocess.run(["git", "-C", str(workspace), "config", "core.fsmonitor", hook], check=True)
+
+    assert workspace_files(workspace) == ["notes.md"]
+    assert not marker.exists()

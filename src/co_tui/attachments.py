@@ -28,7 +28,10 @@ MAX_FILE_BYTES = 100_000
 MAX_ATTACHMENTS = 10
 MAX_CANDIDATES = 5_000
 GIT_TIMEOUT_S = 5.0
-GIT_LS_FILES = ("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+# A repository's own config can name programs git runs (core.fsmonitor runs on every index
+# read): a workspace is someone else's, so listing its files must start none of them.
+GIT_SAFELY = ("git", "-c", "core.fsmonitor=false", "--no-optional-locks")
+GIT_LS_FILES = ("ls-files", "-z", "--cached", "--others", "--exclude-standard")
 # Folders a walk outside git skips besides hidden ones: dependencies and build output.
 SKIPPED_FOLDERS = frozenset(
     {"node_modules", "__pycache__", "venv", "dist", "build", "target", "vendor", "site-packages"}
@@ -207,7 +210,7 @@ def vault_notes(vault: Path | None, limit: int = MAX_CANDIDATES) -> list[str]:
 def _git_files(workspace: Path, limit: int) -> list[str] | None:
     try:
         done = subprocess.run(
-            [*GIT_LS_FILES[:1], "-C", str(workspace), *GIT_LS_FILES[1:]],
+            [*GIT_SAFELY, "-C", str(workspace), *GIT_LS_FILES],
             capture_output=True,
             timeout=GIT_TIMEOUT_S,
             check=False,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.messages import ModelMessage, ModelResponse
 
     from co_tui.config import Settings
 
@@ -61,11 +61,8 @@ class UsageTotals:
         self.cost = None
 
 
-def response_cost(response: object) -> Decimal | None:
+def response_cost(response: ModelResponse) -> Decimal | None:
     """The response's price in USD, or None when genai-prices does not know its model."""
-    from pydantic_ai.messages import ModelResponse
-
-    assert isinstance(response, ModelResponse)
     if not response.model_name:
         return None
     url = response.provider_url

@@ -93,8 +93,8 @@ class ChatScreen(Screen[None]):
     turn_running = reactive(False, init=False)
     # Ctrl+B: hidden on a wide screen by choice (it stays so across resizes); shown over the
     # transcript on a narrow one (until Ctrl+B again or the screen is wide again).
-    sidebar_hidden = reactive(False, init=False)
-    sidebar_overlay = reactive(False, init=False)
+    sidebar_hidden = reactive(False, init=False, toggle_class="-sidebar-hidden")
+    sidebar_overlay = reactive(False, init=False, toggle_class="-sidebar-overlay")
 
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("escape", "interrupt", "Cancel turn"),
@@ -407,12 +407,6 @@ class ChatScreen(Screen[None]):
     def on_resize(self, event: Resize) -> None:
         if event.size.width >= SIDEBAR_MIN_WIDTH:  # the overlay was a look while narrow
             self.sidebar_overlay = False
-
-    def watch_sidebar_hidden(self, hidden: bool) -> None:
-        self.set_class(hidden, "-sidebar-hidden")
-
-    def watch_sidebar_overlay(self, overlay: bool) -> None:
-        self.set_class(overlay, "-sidebar-overlay")
 
     def action_transcript_page(self, direction: int) -> None:
         self.transcript.page(direction)

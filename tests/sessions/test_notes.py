@@ -105,3 +105,18 @@ def test_a_schema_2_database_is_upgraded_in_place_with_notes(tmp_path: Path) -> 
     store.close()
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+
+
+def test_a_secret_in_an_error_never_reaches_the_file(tmp_path: Path) -> None:
+    """A provider error can echo the request (an API key in a URL or a header)."""
+    from co_tui.sessions import Note as StoredNote
+
+    key = "sk-live-0123456789abcdefghijklmnop"
+    db = tmp_path / "sessions.db"
+    store = SessionStore(db, secrets=[key])
+    store.save("b" * 32, [], title="t", model="m", cwd=str(tmp_path), turns=0)
+    store.add_note("b" * 32, StoredNote(0, f"401 from https://llm.example/v1?key={key}"))
+    [note] = store.load("b" * 32).notes
+    store.close()
+    assert key not in note.message and "401 from" in note.message
+    assert key.encode() not in db.read_bytes()

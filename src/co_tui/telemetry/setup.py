@@ -26,7 +26,7 @@ SERVICE_NAME = "co-tui"
 # Bursts (a sub-agent, a long tool loop) must not drop spans: the SDK default queue is 2,048.
 MAX_QUEUE_SIZE = 1_000_000
 MAX_EXPORT_BATCH = 2_048
-SCHEDULE_DELAY_MS = 200  # the live viewer polls every 0.25 s
+SCHEDULE_DELAY_S = 0.2  # the live viewer polls every 0.25 s
 
 
 @dataclass
@@ -56,12 +56,12 @@ def create_telemetry(
     """A provider writing to `db_path` (default: the user data dir). Not installed globally."""
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
     from pydantic_ai import InstrumentationSettings
 
     from co_tui import __version__
     from co_tui.redaction import Redactor
     from co_tui.telemetry.exporter import SQLiteSpanExporter
+    from co_tui.telemetry.quiet_batch import QuietBatchSpanProcessor
 
     path = db_path or default_db_path()
     redactor = Redactor(settings.secret_values())
@@ -69,12 +69,9 @@ def create_telemetry(
     # shutdown_on_exit=False: shutdown_telemetry() (atexit) owns the order of flush and close.
     provider = TracerProvider(resource=resource, shutdown_on_exit=False)
 
-    def batch(exporter: Any) -> BatchSpanProcessor:
-        return BatchSpanProcessor(
-            exporter,
-            max_queue_size=max_queue_size,
-            max_export_batch_size=MAX_EXPORT_BATCH,
-            schedule_delay_millis=SCHEDULE_DELAY_MS,
+    def batch(exporter: Any) -> QuietBatchSpanProcessor:
+        return QuietBatchSpanProcessor(
+            exporter, delay_s=SCHEDULE_DELAY_S, max_queue=max_queue_size, max_batch=MAX_EXPORT_BATCH
         )
 
     provider.add_span_processor(batch(SQLiteSpanExporter(path, redactor)))

@@ -5,15 +5,33 @@ After a hangup every read and write on the terminal fails (EIO). Textual's write
 at the first failed write and the app then blocks for good once its output queue is full (the
 SIGCONT that comes with the hangup restarts the driver and redraws everything); a failed read
 in the input thread makes the app panic. Here output to a hung-up terminal is dropped and the
-input ends quietly, so the turn is cancelled and saved before the app exits.
+input ends quietly, so the turn is cancelled and saved before the app exits. A terminal that
+is gone without a SIGHUP (a pty whose other end closed, but that was not the controlling
+terminal) gets one after a grace period, so the app never lives on with no terminal.
+
+The input thread also sleeps until there is input: Textual's own loop wakes ten times a
+second to check whether it should stop, which kept an idle co-tui from ever being idle.
+Here the thread waits on the terminal and on a wake-up pipe that `disable_input` writes to,
+with a timeout only while the key parser waits to tell a lone Escape from a sequence.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import selectors
+import signal
+import time
+from codecs import getincrementaldecoder
 from typing import Any, TextIO
 
+from textual._time import get_time
+from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
+
+# After the terminal's input ends, how long a real SIGHUP has to arrive before we send one.
+HANGUP_GRACE_S = 1.0
+READ_SIZE = 4096
 
 
 class _DropWhenGone:
@@ -39,7 +57,57 @@ class HangupSafeDriver(LinuxDriver):
         super().__init__(*args, **kwargs)
         # The stream Textual's writer thread writes to (a private attribute of Textual 8.2).
         self._file = _DropWhenGone(self._file)  # type: ignore[has-type]
+        self._wake_reader, self._wake_writer = os.pipe()
+        os.set_blocking(self._wake_reader, False)
+        os.set_blocking(self._wake_writer, False)
 
     def run_input_thread(self) -> None:
-        with contextlib.suppress(OSError):  # the terminal hung up: nothing more to read
-            super().run_input_thread()
+        try:
+            terminal_gone = self._read_until_stopped()
+        except OSError:  # the terminal hung up: nothing more to read
+            terminal_gone = True
+        if terminal_gone:
+            time.sleep(HANGUP_GRACE_S)
+            os.kill(os.getpid(), signal.SIGHUP)  # ends the app as a hangup does (signals.py)
+
+    def _read_until_stopped(self) -> bool:
+        """Feed the terminal's input to the app until input is disabled (False) or the
+        terminal's input ends (True)."""
+        parser = XTermParser(self._debug)
+        decode = getincrementaldecoder("utf-8")().decode
+        with selectors.SelectSelector() as selector:  # as Textual: works for any tty fd
+            selector.register(self.fileno, selectors.EVENT_READ)
+            selector.register(self._wake_reader, selectors.EVENT_READ)
+            while not self.exit_event.is_set():
+                for key, _ in selector.select(_parser_timeout(parser)):
+                    if key.fd != self.fileno:
+                        continue  # the wake-up pipe: the loop's condition decides
+                    data = os.read(self.fileno, READ_SIZE)
+                    if not data:
+                        return True
+                    for event in parser.feed(decode(data)):
+                        self.process_message(event)
+                for event in parser.tick():
+                    self.process_message(event)
+        with contextlib.suppress(BlockingIOError):
+            os.read(self._wake_reader, READ_SIZE)  # ready for the next start (after suspend)
+        return False
+
+    def disable_input(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            os.write(self._wake_writer, b"x")
+        super().disable_input()
+
+    def close(self) -> None:
+        super().close()
+        os.close(self._wake_reader)
+        os.close(self._wake_writer)
+
+
+def _parser_timeout(parser: XTermParser) -> float | None:
+    """How long the input thread may sleep: for ever, unless the parser holds an Escape whose
+    meaning depends on whether more input follows soon (a private field of Textual 8.2)."""
+    deadline: float | None = parser._timeout_time
+    if deadline is None:
+        return None
+    return max(0.0, deadline - get_time())

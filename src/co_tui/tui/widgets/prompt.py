@@ -20,10 +20,11 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Static, TextArea
+from textual.widgets import Static
 
 from co_tui.private_files import open_private
 from co_tui.redaction import REDACTED, shared_redactor
+from co_tui.tui.widgets.resting_cursor import RestingCursorTextArea
 
 if TYPE_CHECKING:
     from co_tui.custom_commands import CustomCommand
@@ -94,7 +95,7 @@ class PromptHistory:
         return self.entries[self._cursor]
 
 
-class PromptInput(TextArea):
+class PromptInput(RestingCursorTextArea):
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         # Shown in the Footer; the keys themselves are handled in _on_key (see there).
         Binding("enter", "submit", "Send"),

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import on
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
 
 from co_tui.orchestrator import events as ev
@@ -49,6 +50,7 @@ class Sidebar(VerticalScroll):
         self._usage: ev.Usage | None = None
         self._thinking: list[str] = []
         self._thinking_dirty = False
+        self._flush_timer: Timer | None = None
         self._tools: dict[str, ToolRow] = {}
         self._usage_text = Text("no tokens yet", style="dim")
         self._thinking_view = Static(Text("", style="dim italic"), classes="sb-thinking")
@@ -72,7 +74,8 @@ class Sidebar(VerticalScroll):
         self._apply_thinking_visibility()
         self._subagents_title.display = False
         self._subagents_view.display = False
-        self.set_interval(THINKING_FLUSH, self._flush_thinking)
+        # Paused until there is thinking to show: an idle app has no timer waking it.
+        self._flush_timer = self.set_interval(THINKING_FLUSH, self._flush_thinking, pause=True)
 
     # -- events --
     @on(ShowEvent)
@@ -143,6 +146,11 @@ class Sidebar(VerticalScroll):
         self._thinking_dirty = True
         self._flush_thinking()
 
+    def _thinking_changed(self) -> None:
+        self._thinking_dirty = True
+        if self._flush_timer is not None:
+            self._flush_timer.resume()
+
     def _apply_thinking_visibility(self) -> None:
         self._thinking_title.display = self.show_thinking
         self._thinking_view.display = self.show_thinking
@@ -150,19 +158,21 @@ class Sidebar(VerticalScroll):
     def thinking_start(self) -> None:
         if self._thinking:
             self._thinking.append("\n\n")
-        self._thinking_dirty = True
+        self._thinking_changed()
 
     def thinking_delta(self, delta: str) -> None:
         self._thinking.append(delta)
         if len(self._thinking) > 512:  # keep the buffer small
             self._thinking = ["".join(self._thinking)[-THINKING_TAIL_CHARS:]]
-        self._thinking_dirty = True
+        self._thinking_changed()
 
     def thinking_text(self) -> str:
         return "".join(self._thinking)
 
     def _flush_thinking(self) -> None:
         if not self._thinking_dirty or not self.show_thinking:
+            if self._flush_timer is not None:
+                self._flush_timer.pause()
             return
         self._thinking_dirty = False
         text = "".join(self._thinking)
@@ -175,7 +185,7 @@ class Sidebar(VerticalScroll):
         self._usage = None  # the last turn's tokens are not this one's
         self._render_usage()
         self._thinking = []
-        self._thinking_dirty = True
+        self._thinking_changed()
         self._tools.clear()
         self._subagents_view.clear()
         self._subagents_title.display = self._subagents_view.display = False

@@ -1,27 +1,68 @@
-"""Full garbage collections wait until the app is idle, and the setting is undone on exit."""
+"""Full garbage collections wait until the app is idle, run on Python's own schedule (not
+after every answer), and the setting is undone on exit."""
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from co_tui.tui import idle_gc
-from tests.tui.helpers import SIZE, make_app, settle, text_stream
+from tests.tui.helpers import SIZE, make_app, settle, text_stream, wait_until
 
 
-async def test_full_collection_runs_after_a_turn_not_during_it(tmp_path: Path, monkeypatch) -> None:
+@contextmanager
+def full_collections() -> Iterator[list[int]]:
+    """The generation-2 collections that start while inside, as they happen."""
+    seen: list[int] = []
+
+    def note(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            seen.append(info["generation"])
+
+    gc.callbacks.append(note)
+    try:
+        yield seen
+    finally:
+        gc.callbacks.remove(note)
+
+
+@pytest.fixture(autouse=True)
+def quick_idle(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(idle_gc, "IDLE_S", 0.05)
+
+
+async def test_start_up_is_collected_and_frozen_once_loaded(tmp_path: Path) -> None:
     before = gc.get_threshold()
     app = make_app(text_stream("answer"), tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        assert gc.get_threshold()[2] == idle_gc.NEVER
-        frozen = gc.get_freeze_count()
-        app.chat.prompt.text = "hi"
-        await pilot.press("enter")
-        await settle(pilot, app)
-        for _ in range(20):
-            await pilot.pause(0.05)
-            if gc.get_freeze_count() > frozen:
-                break
-        assert gc.get_freeze_count() > frozen  # the idle collection ran and froze survivors
+    with full_collections() as seen:
+        async with app.run_test(size=SIZE) as pilot:
+            assert gc.get_threshold()[2] == idle_gc.NEVER  # none automatic
+            assert await app.wait_ready()
+            await wait_until(pilot, lambda: seen, "the collection after loading")
+            assert gc.get_freeze_count() > 0  # start-up's survivors are never walked again
     assert gc.get_threshold() == before
+
+
+async def test_a_short_answer_costs_no_full_collection_until_one_is_due(tmp_path: Path) -> None:
+    app = make_app(text_stream("answer"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
+        await wait_until(pilot, lambda: gc.get_freeze_count() > 0, "the start-up collection")
+        with full_collections() as seen:
+            app.chat.prompt.text = "hi"
+            await pilot.press("enter")
+            await settle(pilot, app)
+            await pilot.pause(idle_gc.IDLE_S * 4)
+            assert seen == []  # a short turn: Python would not have collected either
+            for _ in range(idle_gc.FULL_AFTER_YOUNG):
+                gc.collect(1)  # what a long answer's allocations do
+            app.chat.prompt.text = "again"
+            await pilot.press("enter")
+            await settle(pilot, app)
+            await wait_until(pilot, lambda: seen, "the idle collection once one is due")
+            assert not app.turn_running

@@ -192,6 +192,7 @@ class CoApp(App[None]):
         finally:
             self._loaded.set()
             self.refresh_status()
+            self.idle_gc.idle_soon()
 
     async def _open_stored(self) -> LoadedSession | None:
         """--continue / --resume ID, before the deps exist: they take the stored id."""

@@ -6,9 +6,14 @@ turns automatic full collections off and runs one itself once a turn is over and
 has happened for IDLE_S; the survivors are then frozen (gc.freeze), so the next idle
 collection walks only what is new. Young generations keep collecting as usual.
 
+An idle collection is due on Python's own schedule: after FULL_AFTER_YOUNG collections of
+the middle generation (the default third threshold). A short turn rarely gets there, so the
+seconds after most answers cost nothing; a long answer, or a few turns, do.
+
 The console script turns automatic full collections off before it imports anything
 (`defer_full_collections`): start-up creates objects enough to trigger one, which cost the
-first frame 20-100 ms. The app's first idle collection then freezes what start-up made.
+first frame 20-100 ms. Once the session is loaded the app collects and freezes what
+start-up made, whatever the count.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import gc
 from typing import Any
 
 IDLE_S = 1.0
+FULL_AFTER_YOUNG = 10  # Python's default: a full collection per 10 middle-generation ones
 NEVER = 10**9  # gen-1 collections before an automatic full one: in practice, never
 
 
@@ -34,6 +40,7 @@ class IdleCollector:
         self.app = app
         self._saved_threshold: tuple[int, int, int] | None = None
         self._timer: Any = None
+        self._force_next = True  # the first one freezes what start-up made
 
     def install(self) -> None:
         if self._saved_threshold is None:
@@ -60,5 +67,9 @@ class IdleCollector:
         self._timer = None
         if getattr(self.app, "turn_running", False):
             return  # the turn's end schedules another
+        _, _, young_collections = gc.get_count()
+        if not self._force_next and young_collections < FULL_AFTER_YOUNG:
+            return
+        self._force_next = False
         gc.collect()
         gc.freeze()

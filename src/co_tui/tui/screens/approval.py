@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from co_tui.orchestrator.frontend import (
     ApprovalAnswer,
@@ -41,6 +41,7 @@ from co_tui.tui.screens.armed import (
 from co_tui.tui.visible_text import visible_text
 from co_tui.tui.widgets.args_view import ArgsView
 from co_tui.tui.widgets.egress_sources import EgressSources
+from co_tui.tui.widgets.keys_footer import KeysFooter
 
 
 class ApprovalScreen(ArmedModal[ApprovalReply | None]):
@@ -105,7 +106,7 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
                     yield self.rule_status
                 yield self.keys
             yield self.args_view
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.watch(self.args_view, "lines_below", self._show_more)

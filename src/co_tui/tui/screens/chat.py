@@ -29,7 +29,6 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from co_tui.orchestrator import events as ev
 from co_tui.tui.display import DisplayRouter, Target
@@ -51,6 +50,7 @@ from co_tui.tui.messages import (
 from co_tui.tui.notify import AttentionNeeded
 from co_tui.tui.widgets.find_bar import FindBar
 from co_tui.tui.widgets.items import Note, RenderedItem
+from co_tui.tui.widgets.keys_footer import KeysFooter
 from co_tui.tui.widgets.mention_picker import MentionPicker, mention_at_cursor
 from co_tui.tui.widgets.prompt import CompletionHint, PromptHistory, PromptInput
 from co_tui.tui.widgets.queued import QueuedMessages
@@ -97,7 +97,8 @@ class ChatScreen(Screen[None]):
     sidebar_overlay = reactive(False, init=False, toggle_class="-sidebar-overlay")
 
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
-        Binding("escape", "interrupt", "Cancel turn"),
+        # Not in the key bar: the status bar says "Esc cancels" while a turn runs.
+        Binding("escape", "interrupt", "Cancel turn", show=False),
         Binding("ctrl+c", "ctrl_c", "Cancel / exit", show=False),
         Binding("ctrl+t", "toggle_thinking", "Thinking"),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar"),
@@ -157,7 +158,7 @@ class ChatScreen(Screen[None]):
             ChatScreen.cost,
             ChatScreen.busy,
         )
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.hint.display = False

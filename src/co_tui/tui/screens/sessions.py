@@ -17,10 +17,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from co_tui.sessions import SessionInfo, SessionStore
 from co_tui.tui.screens.confirm import ConfirmScreen
+from co_tui.tui.widgets.keys_footer import KeysFooter
 
 __all__ = ["ConfirmScreen", "CurrentSessionDeleted", "SessionsScreen"]
 
@@ -72,7 +73,7 @@ class SessionsScreen(ModalScreen[str | None]):
             yield self.search_box
             yield self.table
             yield self.empty
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.table.add_columns("Title", "Age", "Turns", "Directory")

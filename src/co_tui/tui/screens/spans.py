@@ -25,7 +25,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static, Tree
+from textual.widgets import DataTable, Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from co_tui.telemetry.queries import (
@@ -42,6 +42,7 @@ from co_tui.telemetry.queries import (
     trace_spans,
 )
 from co_tui.telemetry.store import default_db_path, open_for_reading
+from co_tui.tui.widgets.keys_footer import KeysFooter
 
 WINDOW = 200  # rows the table keeps: the newest by start time
 POLL_S = 0.25
@@ -209,7 +210,7 @@ class SpanScreen(Screen[None]):
             yield tree
             with VerticalScroll(id="spans-details", can_focus=True):
                 yield Static("", id="spans-detail-body")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def table(self) -> DataTable[Any]:

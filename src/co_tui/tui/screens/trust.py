@@ -16,12 +16,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from co_tui.trust import PROJECT_FILE, ProjectTrust
 from co_tui.trust.widening import Widening
 from co_tui.tui.screens.armed import ARM_DELAY_S, ArmedModal, hidden_warning, key_label
 from co_tui.tui.visible_text import hidden_escapes, visible_text
+from co_tui.tui.widgets.keys_footer import KeysFooter
 
 
 def widening_line(widening: Widening) -> Text:
@@ -66,7 +67,7 @@ class TrustScreen(ArmedModal[bool]):
             with VerticalScroll(id="trust-list"):
                 for index, line in enumerate(lines):
                     yield Static(line, classes="trust-item", id=f"trust-item-{index}")
-        yield Footer()
+        yield KeysFooter()
 
     def _key_row(self) -> Text:
         keys = Text()

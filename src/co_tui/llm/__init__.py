@@ -1,3 +1,7 @@
-from co_tui.llm.providers import ProviderError, ResolvedModel, resolve_model
+from co_tui.llm.openai_import import skip_openai_aiohttp_transport
+
+skip_openai_aiohttp_transport()  # before anything below imports openai
+
+from co_tui.llm.providers import ProviderError, ResolvedModel, resolve_model  # noqa: E402
 
 __all__ = ["ProviderError", "ResolvedModel", "resolve_model"]

@@ -42,7 +42,6 @@ class MinimalChat(App[None]):
         body = {"model": "fake", "stream": True, "messages": [{"role": "user", "content": prompt}]}
         text = ""
         last = 0.0
-        transcript = self.query_one("#transcript", VerticalScroll)
         async with httpx.AsyncClient(timeout=60) as client:
             url = f"{self.base_url}/chat/completions"
             async with client.stream("POST", url, json=body) as response:
@@ -54,10 +53,13 @@ class MinimalChat(App[None]):
                     now = time.monotonic()
                     if now - last > UPDATE_S:
                         last = now
-                        answer.update(text)
-                        transcript.scroll_end(animate=False)
+                        self.show(answer, text)
+        self.show(answer, text)
+
+    def show(self, answer: Static, text: str) -> None:
         answer.update(text)
-        transcript.scroll_end(animate=False)
+        transcript = self.query_one("#transcript", VerticalScroll)
+        self.call_after_refresh(transcript.scroll_end, animate=False)
 
 
 if __name__ == "__main__":

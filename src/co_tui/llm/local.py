@@ -360,11 +360,17 @@ class _AnswerStream(StreamedResponse):
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         answer: list[str] = []
         async for event in self.inner:
+            delta = ""
             if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
-                answer.append(event.part.content)
+                delta = event.part.content
             elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
-                answer.append(event.delta.content_delta)
-            yield event
+                delta = event.delta.content_delta
+            if delta:
+                answer.append(delta)
+                for out in self._parts_manager.handle_text_delta(
+                    vendor_part_id="text", content=delta
+                ):
+                    yield out
             self._usage = self.inner.usage
         self.finish_reason = self.inner.finish_reason
         endpoint = running_endpoint()

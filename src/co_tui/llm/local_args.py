@@ -28,6 +28,7 @@ from co_tui.llm.local_route import Example
 # Enough words for a request, an error message and a few example values; a longer source is
 # cut (its start kept), so the grammar stays small and quick for llama.cpp to apply.
 MAX_SOURCE_WORDS = 400
+MAX_COMPOSED_WORDS = 12
 _EDGE_OPEN = "'\"`([{<"
 _EDGE_CLOSE = "'\"`)]}>.,;:!?"
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
@@ -114,7 +115,20 @@ class _Grammar:
         self._spans[key] = rule
         return rule
 
-    def value(self, schema: Mapping[str, Any], sources: Sequence[str]) -> str | None:
+    def composed(self, vocabulary: Sequence[str], sources: Sequence[str]) -> str:
+        """A rule for up to MAX_COMPOSED_WORDS words, each of `vocabulary` or `sources`."""
+        found = [w for source in sources for w in words(source)[:MAX_SOURCE_WORDS] if w]
+        pool = dict.fromkeys([*vocabulary, *found])
+        word = self.name("word")
+        literals = (_lit(json.dumps(w, ensure_ascii=False)[1:-1]) for w in pool)
+        self.rules.append(f"{word} ::= " + " | ".join(literals))
+        rule = self.name("composed")
+        self.rules.append(f'{rule} ::= {word} ( " " {word} ){{0,{MAX_COMPOSED_WORDS - 1}}}')
+        return rule
+
+    def value(
+        self, schema: Mapping[str, Any], sources: Sequence[str], vocabulary: Sequence[str] = ()
+    ) -> str | None:
         """The rule for one value; None when it cannot be grounded (a number nowhere)."""
         schema = _unwrap(schema)
         choices = schema.get("enum")
@@ -122,8 +136,8 @@ class _Grammar:
             return "( " + " | ".join(_lit(json.dumps(v)) for v in choices) + " )"
         kind = _schema_type(schema)
         if kind == "string":
-            span = self.span(sources)
-            return f'( "\\"" {span} "\\"" )' if span else "jstring"
+            text = self.composed(vocabulary, sources) if vocabulary else self.span(sources)
+            return f'( "\\"" {text} "\\"" )' if text else "jstring"
         if kind in ("integer", "number"):
             found = {m for s in sources for m in _NUMBER.findall(s)}
             if kind == "integer":
@@ -140,19 +154,20 @@ class _Grammar:
 def arguments_grammar(
     tool: ToolDefinition,
     sources: Sequence[str],
-    extra_sources: Mapping[str, Sequence[str]] | None = None,
+    vocabulary: Mapping[str, Sequence[str]] | None = None,
     optional: Collection[str] = (),
 ) -> str:
     """The grammar of `tool`'s arguments: required parameters in order, then any of the
-    `optional` ones, each value grounded in `sources` (plus `extra_sources[param]`)."""
+    `optional` ones, each value grounded in `sources`; a parameter with a `vocabulary` is
+    composed of its words and the words of `sources`."""
     schema = tool.parameters_json_schema or {}
     props: dict[str, Any] = schema.get("properties") or {}
     required = [p for p in schema.get("required", []) if p in props]
     g = _Grammar()
     pairs: dict[str, str] = {}
     for name, prop in props.items():
-        mine = [*(extra_sources or {}).get(name, ()), *sources]
-        rule = g.value(prop if isinstance(prop, dict) else {}, mine)
+        extra = (vocabulary or {}).get(name, ())
+        rule = g.value(prop if isinstance(prop, dict) else {}, sources, extra)
         if rule is None and name in required:
             rule = "jnumber" if _schema_type(prop) == "number" else "jinteger"
         if rule is not None:
@@ -182,15 +197,18 @@ def grounded(value: Any, text: str) -> bool:
     return True
 
 
-def translated_values(examples: Iterable[Example]) -> dict[str, list[str]]:
-    """Per parameter, the string values the shown `examples` translate rather than copy from
-    their request (a shell command for a request in words): words the model may use too.
-    Copied values add nothing: the model would copy the example instead of the request."""
+def translation_words(examples: Iterable[Example]) -> dict[str, list[str]]:
+    """Per parameter whose value some example translates rather than copies from its request
+    (a shell command for a request in words), the words those values add ("ls", "du",
+    "-sh"): words the model may use besides the request's. The words an example copied from
+    its own request are left out, or the model would copy the example ("ls docs")."""
     out: dict[str, list[str]] = {}
     for e in examples:
+        said = {w.casefold() for w in words(e.request)}
         for name, value in e.args.items():
             if isinstance(value, str) and not grounded(value, e.request):
-                out.setdefault(name, []).append(value)
+                added = [w for w in words(value) if w and w.casefold() not in said]
+                out.setdefault(name, []).extend(added)
     return out
 
 
@@ -224,6 +242,7 @@ def arguments_prompt(
         lines += [f"Request: {example.request}", f"Arguments: {json.dumps(example.args)}", ""]
     lines.append(f"Request: {request}")
     if feedback:
-        lines.append(f"Error of the last call: {feedback}")
+        lines.append(f"The last call failed: {feedback}")
+        lines.append("Use the correction it suggests.")
     lines.append("Arguments:")
     return "\n".join(lines)

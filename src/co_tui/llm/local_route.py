@@ -43,24 +43,49 @@ _STOPWORD_TEXT = """
     ourselves out over own same she should so some such than that the their theirs them
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself yourselves
-    please i'm it's what's don't let's"""
+    please i'm it's what's don't let's much many also one two three anything something
+    everything"""
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _WORD = re.compile(r"[a-z][a-z0-9']*")
 
 
 def _stem(word: str) -> str:
-    """A light suffix strip, so "emails" meets "email" and "searching" meets "search"."""
-    for suffix, keep in (("ies", "y"), ("ing", ""), ("es", ""), ("s", ""), ("ed", "")):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)] + keep
+    """A light suffix strip, so "emails" meets "email" and "searches" meets "search"."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "zes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed"):
+        return word[:-2]
     return word
 
 
+# Values have shapes that say something about the tool even where their words do not.
+_SHAPES = (
+    ("<url>", re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)),
+    ("<email>", re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+", re.IGNORECASE)),
+    ("<file>", re.compile(r"(?<![\w/])[\w./-]*\w\.[a-z][a-z0-9]{0,4}\b", re.IGNORECASE)),
+)
+
+
+def _words(text: str) -> list[str]:
+    found = _WORD.findall(text.lower().replace("_", " "))
+    return [_stem(w.removesuffix("'s")) for w in found if w not in _STOPWORDS]
+
+
 def terms(text: str) -> list[str]:
-    """The words of `text` that can tell routes apart: no function words, no bare numbers
-    (a number is an argument, not an intent), names split at "_"."""
-    words = _WORD.findall(text.lower().replace("_", " "))
-    return [_stem(w.removesuffix("'s")) for w in words if w not in _STOPWORDS]
+    """What can tell routes apart in `text`: its words without function words or bare
+    numbers (a number is an argument, not an intent), names split at "_", and a mark for
+    each URL, email address or file name in it."""
+    marks = []
+    for mark, pattern in _SHAPES:
+        marks += [mark] * len(pattern.findall(text))
+        text = pattern.sub(" ", text)
+    return _words(text) + marks
 
 
 @dataclass(frozen=True)
@@ -70,6 +95,13 @@ class Example:
     request: str
     tool: str | None
     args: dict[str, Any] = field(default_factory=dict)
+
+
+def intent_terms(example: Example) -> list[str]:
+    """The words of an example's request that ask for its tool, not its arguments' values:
+    "what's my wife's name?" asks recall_memory for a name, not about names."""
+    values = {t for v in example.args.values() if isinstance(v, str) for t in _words(v)}
+    return [t for t in terms(example.request) if t not in values]
 
 
 @cache
@@ -127,7 +159,7 @@ class Router:
         docs = [terms(card(t)) for t in tools]
         for example in self.examples:
             owners.append(example.tool)
-            docs.append(terms(example.request))
+            docs.append(intent_terms(example))
         self._owners = owners
         self._index = _BM25(docs)
 

@@ -33,7 +33,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.tools import ToolDefinition
 
-from co_tui.llm.local_args import arguments_grammar, arguments_prompt, translated_values
+from co_tui.llm.local_args import arguments_grammar, arguments_prompt, translation_words
 from co_tui.llm.local_route import Router
 
 MAX_TOOL_ROUNDS = 3
@@ -136,6 +136,7 @@ def next_step(
     examples = router.examples_for(tool.name, turn.request, EXAMPLES_SHOWN)
     sources = [turn.request, feedback] if feedback else [turn.request]
     shown = {p for e in router.examples_of(tool.name) for p in e.args}  # optional ones offered
-    grammar = arguments_grammar(tool, sources, translated_values(examples), optional=shown)
+    vocabulary = translation_words(examples)  # measured: all examples' words invite "ls -l"
+    grammar = arguments_grammar(tool, sources, vocabulary, optional=shown)
     prompt = arguments_prompt(tool, examples, turn.request, feedback, optional=shown)
     return Call(tool, prompt, grammar)

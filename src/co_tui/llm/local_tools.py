@@ -4,12 +4,15 @@ llama.cpp's own function-calling chat formats do not work with pydantic-ai here
 (`chatml-function-calling` cannot stream an automatic tool choice, constrains plain answers
 to nothing, and never renders tool results). So co-tui sends no `tools` to the server: which
 tool to call and its arguments are settled by local_strategy, and the history reaches the
-model as ordinary messages. A call reads as a line the assistant wrote, its result as a
-message to it:
+model as ordinary messages. A call and its result read as one message to the model (a
+small model shown the calls "it" made imitates them in its answers):
 
-    assistant: [called run_shell_command {"cmd": "ls"}]
-    user:      Result of run_shell_command:
-               notes.txt ...
+    user: list the files here
+    user: Output of run_shell_command {"cmd": "ls"}:
+          ```
+          notes.txt ...
+          ```
+          Answer my request with this output.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelRequestPart,
-    ModelResponsePart,
+    ModelResponse,
     RetryPromptPart,
     TextPart,
     ToolCallPart,
@@ -30,34 +33,44 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+# Measured on ten tool results (the answer quotes the output): 8 of 10 with this cue after
+# the fenced output, 6-7 without it or with the output inside the user's own message.
+ANSWER_CUE = "Answer my request with this output."
+
 
 def call_text(part: ToolCallPart) -> str:
-    return f"[called {part.tool_name} {json.dumps(part.args_as_dict(), ensure_ascii=False)}]"
+    return f"{part.tool_name} {json.dumps(part.args_as_dict(), ensure_ascii=False)}"
 
 
-def _request_part(part: ModelRequestPart) -> ModelRequestPart:
-    if isinstance(part, ToolReturnPart):
-        return UserPromptPart(f"Result of {part.tool_name}:\n{part.model_response_str()}")
-    if isinstance(part, RetryPromptPart):
-        return UserPromptPart(part.model_response())
+def _request_part(part: ModelRequestPart, calls: dict[str, ToolCallPart]) -> ModelRequestPart:
+    if isinstance(part, ToolReturnPart | RetryPromptPart):
+        call = calls.get(part.tool_call_id or "")
+        what = call_text(call) if call is not None else part.tool_name
+        text = (
+            part.model_response()
+            if isinstance(part, RetryPromptPart)
+            else part.model_response_str()
+        )
+        return UserPromptPart(f"Output of {what}:\n```\n{text}\n```\n{ANSWER_CUE}")
     return part
 
 
-def _response_part(part: ModelResponsePart) -> ModelResponsePart | None:
-    if isinstance(part, ToolCallPart):
-        return TextPart(call_text(part))
-    if isinstance(part, TextPart):
-        return part
-    return None  # thinking and provider-specific parts mean nothing to the local model
-
-
 def to_text_history(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """The history as plain chat: tool calls and results become text."""
+    """The history as plain chat: a tool's result becomes a message naming the call; the
+    call itself is left out (a small model shown calls it made imitates them as text)."""
+    calls = {
+        p.tool_call_id: p
+        for m in messages
+        if isinstance(m, ModelResponse)
+        for p in m.parts
+        if isinstance(p, ToolCallPart)
+    }
     out: list[ModelMessage] = []
     for message in messages:
         if isinstance(message, ModelRequest):
-            out.append(replace(message, parts=[_request_part(p) for p in message.parts]))
-        else:
-            parts = [q for p in message.parts if (q := _response_part(p)) is not None]
-            out.append(replace(message, parts=parts or [TextPart("")]))
+            out.append(replace(message, parts=[_request_part(p, calls) for p in message.parts]))
+            continue
+        texts = [p for p in message.parts if isinstance(p, TextPart) and p.content.strip()]
+        if texts:  # thinking, calls and provider-specific parts mean nothing to it
+            out.append(replace(message, parts=texts))
     return out

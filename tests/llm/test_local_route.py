@@ -104,8 +104,7 @@ def test_every_worked_example_names_a_builtin_tool_and_its_parameters(
 ) -> None:
     """The examples file is data the router trusts: a typo in it would silently drop a route."""
     params = {
-        t.name: set((t.parameters_json_schema or {}).get("properties") or {})
-        for t in builtin_tools
+        t.name: set((t.parameters_json_schema or {}).get("properties") or {}) for t in builtin_tools
     }
     for example in builtin_examples():
         assert example.tool is None or example.tool in params, example

@@ -19,25 +19,28 @@ from co_tui.llm import ProviderError, local, local_tools
 
 
 def test_history_becomes_plain_chat() -> None:
+    """A call and its result reach the model as one message naming the call, with no call
+    text of "its own" for a small model to imitate; its answers stay as they were."""
     call = ToolCallPart("run_shell_command", {"cmd": "ls"}, "c1")
     history = [
         ModelRequest(parts=[UserPromptPart("list files")], instructions="Be terse."),
         ModelResponse(parts=[call]),
         ModelRequest(parts=[ToolReturnPart("run_shell_command", "a.txt\nb.txt", "c1")]),
+        ModelResponse(parts=[TextPart("a.txt and b.txt")]),
     ]
     out = local_tools.to_text_history(history)
 
-    first = out[0]
+    first, result, answer = out
     assert isinstance(first, ModelRequest) and first.instructions == "Be terse."
     assert [type(p) for p in first.parts] == [UserPromptPart]  # no tool list in the prompt
-    assert isinstance(out[1], ModelResponse)
-    (text,) = out[1].parts
-    assert isinstance(text, TextPart)
-    assert text.content == '[called run_shell_command {"cmd": "ls"}]'
-    assert isinstance(out[2], ModelRequest)
-    (result,) = out[2].parts
-    assert isinstance(result, UserPromptPart)
-    assert result.content == "Result of run_shell_command:\na.txt\nb.txt"
+    assert isinstance(result, ModelRequest)
+    (text,) = result.parts
+    assert isinstance(text, UserPromptPart)
+    assert text.content == (
+        'Output of run_shell_command {"cmd": "ls"}:\n```\na.txt\nb.txt\n```\n'
+        + local_tools.ANSWER_CUE
+    )
+    assert isinstance(answer, ModelResponse) and answer.parts == [TextPart("a.txt and b.txt")]
 
 
 def test_a_missing_model_file_is_named(tmp_path: Path) -> None:

@@ -4,9 +4,10 @@ Measured on the eval's argument cases with the right tool given: SmolLM2-135M wr
 JSON under the schema got 45-50% right, mostly by copying values from the worked examples;
 with each string value held to a run of words from the conversation (the user's request, a
 tool's error message) it got 85%. So a string is a run of consecutive words of the sources,
-a number one that occurs in them, an enum one of its values. A parameter the worked examples
-show translated rather than copied (a shell command for a request in words) may also use the
-words of those examples' values: "list the files" can become `ls`.
+a number one that occurs in them, an enum one of its values. A parameter the closest worked
+example translates rather than copies (a shell command for a request in words) is composed
+of the request's words and the words that translation added: "list the files here" can
+become `ls` (measured: lending every example's words made "Run pwd." into `ls -l`).
 
 Optional parameters keep their defaults unless a worked example of the tool sets them (a
 small model otherwise fills every optional field with words from the request: a Slack

@@ -37,7 +37,7 @@ from co_tui.llm.local_args import arguments_grammar, arguments_prompt, translati
 from co_tui.llm.local_route import Router
 
 MAX_TOOL_ROUNDS = 3
-EXAMPLES_SHOWN = 1  # measured: one close example beats none (80% -> 84%) and three (84%)
+EXAMPLES_SHOWN = 1  # measured: 84% of arguments right with one close example, 80% with none
 
 
 @dataclass(frozen=True)

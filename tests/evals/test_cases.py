@@ -16,6 +16,7 @@ from tests.conftest import ROOT
 from tests.helpers import make_deps
 
 CASES_FILE = ROOT / "evals" / "tool_calling.jsonl"
+HELD_OUT_FILE = ROOT / "evals" / "held_out" / "tool_calling.jsonl"
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ def write(tmp_path: Path, *lines: str) -> Path:
 
 async def test_golden_file_is_valid_and_covers_every_tool(registered: dict[str, set[str]]) -> None:
     cases = load_cases(CASES_FILE, registered)
-    assert len(cases) >= 40
+    assert len(cases) >= 80
     assert {c.dimension for c in cases} == set(DIMENSIONS)
     assert {c.expect_tool for c in cases if c.expect_tool} == set(registered)
     assert sum(c.expect_tool is None for c in cases) >= 5
@@ -43,6 +44,16 @@ async def test_golden_file_is_valid_and_covers_every_tool(registered: dict[str, 
     assert len(recover) >= 5
     assert all(any(s.role in ("error", "retry") for s in c.history) for c in recover)
     assert {c.arg_match for c in cases} == {"exact", "subset"}
+
+
+async def test_held_out_cases_are_valid_and_new(registered: dict[str, set[str]]) -> None:
+    """The held-out file (never tuned on) covers every dimension with prompts of its own."""
+    held_out = load_cases(HELD_OUT_FILE, registered)
+    assert len(held_out) >= 30
+    assert {c.dimension for c in held_out} == set(DIMENSIONS)
+    committed = load_cases(CASES_FILE, registered)
+    assert not {c.prompt for c in held_out if c.prompt} & {c.prompt for c in committed}
+    assert not {c.id for c in held_out} & {c.id for c in committed}
 
 
 async def test_history_becomes_a_failed_call_the_model_continues_from(

@@ -10,9 +10,11 @@ from co_tui.deps import create_deps
 from co_tui.llm import local_server
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.tui.app import CoApp
+from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.assistant_message import AssistantMessage
+from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.llm.conftest import local_settings
-from tests.tui.helpers import SIZE, settle
+from tests.tui.helpers import SIZE, settle, wait_until
 
 
 async def wait_for_turn(pilot, app: CoApp, seconds: float) -> None:
@@ -43,5 +45,36 @@ async def test_app_starts_the_local_model_and_shows_a_streamed_answer(tmp_path: 
             (answer,) = app.query(AssistantMessage)
             assert answer.text.strip()
             assert app.session.last_answer == answer.text
+    finally:
+        local_server.shutdown()
+
+
+async def test_list_the_files_here_asks_to_run_ls_and_answers_from_its_output(
+    tmp_path: Path,
+) -> None:
+    """The first thing a new user without a key tries: the dialog for `ls`, then an answer."""
+    for name in ("budget.csv", "notes.txt", "plan.md"):
+        (tmp_path / name).write_text("x\n")
+    settings = local_settings(tmp_path, temperature=0.0)
+    choice = SandboxChoice(SubprocessSandbox(tmp_path), "test sandbox")
+    deps = create_deps(settings, tmp_path, sandbox_choice=choice)
+    app = CoApp(settings, deps=deps, history_path=None)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            assert await app.wait_ready(), app.load_error
+            app.chat.prompt.text = "list the files here"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen),
+                             "the approval dialog", timeout=120)  # fmt: skip
+            screen = app.screen
+            assert isinstance(screen, ApprovalScreen)
+            await wait_until(pilot, lambda: screen.armed, "the approval dialog to arm")
+            assert screen.request.tool_name == "run_shell_command"
+            assert screen.request.args == {"cmd": "ls"}
+            await pilot.press("y")
+            await wait_for_turn(pilot, app, 120)
+            assert app.query_one(ToolCallBlock).status == "ok"
+            answer = app.session.last_answer
+            assert any(name in answer for name in ("budget.csv", "notes.txt", "plan.md")), answer
     finally:
         local_server.shutdown()

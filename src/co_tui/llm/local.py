@@ -9,9 +9,11 @@ first request (`LocalModel.request*`), or earlier when a frontend calls
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+import uuid
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelRequest,
     ModelResponse,
     ModelResponseStreamEvent,
     PartDeltaEvent,
@@ -27,6 +30,7 @@ from pydantic_ai.messages import (
     TextPart,
     TextPartDelta,
     ToolCallPart,
+    UserPromptPart,
 )
 from pydantic_ai.models import (
     Model,
@@ -40,6 +44,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from co_tui.config import Settings
 from co_tui.llm import local_tools
+from co_tui.llm.local_route import Router
 from co_tui.llm.local_server import (
     LocalServerError,
     LocalServerSpec,
@@ -49,6 +54,7 @@ from co_tui.llm.local_server import (
     running_endpoint,
     shutdown,
 )
+from co_tui.llm.local_strategy import Call, Step, next_step
 from co_tui.llm.local_usage import measured_usage, prompt_text
 from co_tui.llm.resolved import (
     NO_SDK_RETRIES,
@@ -194,6 +200,7 @@ class LocalModel(WrapperModel):
             OpenAIChatModel(spec.alias, provider=provider, profile=profile, settings=settings)
         )
         self.spec = spec
+        self._routers: dict[tuple[tuple[str, str], ...], Router] = {}  # per set of tools
 
     async def ensure_started(self, progress: ProgressCallback | None = None) -> None:
         check_allow_model_requests()  # tests that forbid model requests never spawn a server
@@ -203,6 +210,13 @@ class LocalModel(WrapperModel):
             client.base_url = endpoint.base_url
             client.api_key = endpoint.api_key
 
+    def _router(self, tools: list[ToolDefinition]) -> Router:
+        key = tuple((t.name, t.description or "") for t in tools)
+        router = self._routers.get(key)
+        if router is None:
+            router = self._routers[key] = Router(tools)
+        return router
+
     async def request(
         self,
         messages: list[ModelMessage],
@@ -210,24 +224,24 @@ class LocalModel(WrapperModel):
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
         await self.ensure_started()
-        plan = _Plan.make(messages, model_settings, model_request_parameters)
+        plan = _Plan.make(messages, model_settings, model_request_parameters, self._router)
         if plan is None:
             return await self.wrapped.request(messages, model_settings, model_request_parameters)
-        response = await self.wrapped.request(plan.messages, plan.settings, plan.params)
-        text = "".join(p.content for p in response.parts if isinstance(p, TextPart))
-        call = local_tools.parse_call(text, plan.tool_names)
-        if call is None and plan.starts_call(text):
-            call = await self._constrained_call(plan)
-        if call is None:
-            return response
-        part = ToolCallPart(call.tool_name, call.args, call.tool_call_id)
-        return replace(response, parts=[part], finish_reason="tool_call")
+        if isinstance(plan.step, Call):
+            return await self._call(plan, plan.step)
+        return await self.wrapped.request(plan.messages, plan.settings, plan.params)
 
-    async def _constrained_call(self, plan: _Plan) -> local_tools.ParsedCall | None:
-        """The model began a call but wrote it badly: ask again under the call grammar."""
-        response = await self.wrapped.request(plan.messages, plan.call_settings(), plan.params)
+    async def _call(self, plan: _Plan, step: Call) -> ModelResponse:
+        """The model writes `step`'s arguments under its grammar: one ToolCallPart."""
+        messages = [*plan.messages, ModelRequest(parts=[UserPromptPart(step.prompt)])]
+        response = await self.wrapped.request(messages, plan.call_settings(step), plan.params)
         text = "".join(p.content for p in response.parts if isinstance(p, TextPart))
-        return local_tools.parse_call(text, plan.tool_names)
+        try:
+            args: dict[str, Any] | str = json.loads(text)
+        except ValueError:
+            args = text  # cut short (max_tokens): validation sends it back for another try
+        part = ToolCallPart(step.tool.name, args, f"call_{uuid.uuid4().hex[:16]}")
+        return replace(response, parts=[part], finish_reason="tool_call")
 
     @asynccontextmanager
     async def request_stream(
@@ -238,39 +252,36 @@ class LocalModel(WrapperModel):
         run_context: RunContext[Any] | None = None,
     ) -> AsyncIterator[StreamedResponse]:
         await self.ensure_started()
-        plan = _Plan.make(messages, model_settings, model_request_parameters)
+        plan = _Plan.make(messages, model_settings, model_request_parameters, self._router)
         if plan is None:
             async with self.wrapped.request_stream(
                 messages, model_settings, model_request_parameters, run_context
             ) as stream:
                 yield stream
             return
+        if isinstance(plan.step, Call):
+            response = await self._call(plan, plan.step)
+            yield _CallStream(model_request_parameters=model_request_parameters, response=response)
+            return
         async with self.wrapped.request_stream(
             plan.messages, plan.settings, plan.params, run_context
         ) as inner:
-            yield _ToolProtocolStream(
+            yield _AnswerStream(
                 model_request_parameters=model_request_parameters,
                 inner=inner,
-                tool_names=plan.tool_names,
-                constrained_call=lambda: self._constrained_call(plan),
                 prompt=prompt_text(plan.messages),
             )
 
 
 @dataclass
 class _Plan:
-    """A request with tools, rewritten for the prompted protocol (see local_tools).
-
-    Answers are generated without a grammar (a grammar over free text costs about a third
-    of the speed). Only a reply that starts a call and does not parse is asked for again
-    under the call grammar; when text is not allowed at all, the grammar applies at once.
-    """
+    """A request with tools: its next step (local_strategy), and the request the server gets
+    (the history as plain chat, no tools, text output)."""
 
     messages: list[ModelMessage]
     settings: ModelSettings
     params: ModelRequestParameters
-    tools: list[ToolDefinition]
-    tool_names: list[str]
+    step: Step
 
     @classmethod
     def make(
@@ -278,14 +289,12 @@ class _Plan:
         messages: list[ModelMessage],
         model_settings: ModelSettings | None,
         params: ModelRequestParameters,
+        router_for: Callable[[list[ToolDefinition]], Router],
     ) -> _Plan | None:
         tools = [*params.function_tools, *params.output_tools]
         if not tools:
             return None
-        text_only = (
-            params.allow_text_output
-            and local_tools.tool_rounds(messages) >= local_tools.MAX_TOOL_ROUNDS
-        )
+        step = next_step(messages, tools, router_for(tools), allow_text=params.allow_text_output)
         inner = replace(
             params,
             function_tools=[],
@@ -294,37 +303,61 @@ class _Plan:
             output_mode="text",
             tool_visibility=None,
         )
-        # The protocol stays in the prompt even when text is forced: the server then reuses
-        # the cached prefix instead of evaluating the whole prompt again.
-        history = local_tools.to_text_history(messages, tools)
-        names = [] if text_only else [t.name for t in tools]
-        plan = cls(history, dict(model_settings or {}), inner, tools, names)  # type: ignore[arg-type]
-        if not params.allow_text_output:
-            plan.settings = plan.call_settings()
-        return plan
+        history = local_tools.to_text_history(messages)
+        return cls(history, dict(model_settings or {}), inner, step)  # type: ignore[arg-type]
 
-    def call_settings(self) -> ModelSettings:
+    def call_settings(self, step: Call) -> ModelSettings:
         settings: dict[str, Any] = dict(self.settings)
         body = dict(settings.get("extra_body") or {})
-        body["grammar"] = local_tools.grammar(self.tools, allow_text=False)
+        body["grammar"] = step.grammar
         settings["extra_body"] = body
         return settings  # type: ignore[return-value]
 
-    def starts_call(self, text: str) -> bool:
-        return bool(self.tool_names) and text.lstrip().startswith(local_tools.OPEN)
+
+@dataclass
+class _CallStream(StreamedResponse):
+    """A call settled before streaming began (its arguments are written under a grammar)."""
+
+    response: ModelResponse = field(kw_only=True)
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        for part in self.response.parts:
+            if isinstance(part, ToolCallPart):
+                yield self._parts_manager.handle_tool_call_part(
+                    vendor_part_id=part.tool_call_id,
+                    tool_name=part.tool_name,
+                    args=part.args,
+                    tool_call_id=part.tool_call_id,
+                )
+        self._usage = self.response.usage
+        self.finish_reason = "tool_call"
+        self.provider_response_id = self.response.provider_response_id
+
+    @property
+    def model_name(self) -> str:
+        return self.response.model_name or ""
+
+    @property
+    def provider_name(self) -> str | None:
+        return self.response.provider_name
+
+    @property
+    def provider_url(self) -> str | None:
+        return self.response.provider_url
+
+    @property
+    def timestamp(self) -> datetime:
+        return self.response.timestamp
 
 
 @dataclass
-class _ToolProtocolStream(StreamedResponse):
-    """Passes answer text through as it streams; turns a protocol call into a ToolCallPart."""
+class _AnswerStream(StreamedResponse):
+    """The answer as it streams, counted when the server did not count it (local_usage)."""
 
     inner: StreamedResponse = field(kw_only=True)
-    tool_names: list[str] = field(kw_only=True)
-    constrained_call: Callable[[], Awaitable[local_tools.ParsedCall | None]] = field(kw_only=True)
     prompt: str = field(kw_only=True)  # the request's text, to count when the server did not
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        decoder = local_tools.CallDecoder(self.tool_names)
         answer: list[str] = []
         async for event in self.inner:
             delta = ""
@@ -332,35 +365,17 @@ class _ToolProtocolStream(StreamedResponse):
                 delta = event.part.content
             elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
                 delta = event.delta.content_delta
-            answer.append(delta)
-            for text in decoder.feed(delta) if delta else ():
-                for out in self._text(text):
+            if delta:
+                answer.append(delta)
+                for out in self._parts_manager.handle_text_delta(
+                    vendor_part_id="text", content=delta
+                ):
                     yield out
             self._usage = self.inner.usage
-            if decoder.mode == "call" and local_tools.CLOSE in decoder.buffer:
-                break  # one call per reply: whatever follows it is noise
-        rest, call = decoder.finish()
-        if call is None and decoder.mode == "call":
-            call = await self.constrained_call()
-            rest = "" if call is not None else rest
-        for out in self._text(rest) if rest else ():
-            yield out
-        if call is not None:
-            yield self._parts_manager.handle_tool_call_part(
-                vendor_part_id="call",
-                tool_name=call.tool_name,
-                args=call.args,
-                tool_call_id=call.tool_call_id,
-            )
-            self.finish_reason = "tool_call"
-        else:
-            self.finish_reason = self.inner.finish_reason
+        self.finish_reason = self.inner.finish_reason
         endpoint = running_endpoint()
         self._usage = await measured_usage(endpoint, self.inner.usage, self.prompt, "".join(answer))
         self.provider_response_id = self.inner.provider_response_id
-
-    def _text(self, text: str) -> Iterator[ModelResponseStreamEvent]:
-        return self._parts_manager.handle_text_delta(vendor_part_id="text", content=text)
 
     @property
     def model_name(self) -> str:

@@ -1,0 +1,152 @@
+"""The embedded model's next step (answer, or call a tool under a grammar): no server needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.test import TestModel
+from pydantic_ai.tools import ToolDefinition
+
+from co_tui.agent import build_agent
+from co_tui.config import Settings
+from co_tui.evals.runner import tool_definitions
+from co_tui.llm.local_args import arguments_grammar, translation_words, words
+from co_tui.llm.local_route import Example, Router
+from co_tui.llm.local_strategy import MAX_TOOL_ROUNDS, Answer, Call, next_step
+from tests.helpers import make_deps
+
+
+@pytest.fixture
+async def tools(tmp_path: Path) -> list[ToolDefinition]:
+    bundle = build_agent(Settings(), model=TestModel(), all_approval=True)
+    return list((await tool_definitions(bundle.agent, make_deps(tmp_path))).values())
+
+
+def asked(text: str) -> list[ModelMessage]:
+    return [ModelRequest(parts=[UserPromptPart(text)])]
+
+
+def after_call(
+    text: str, tool: str, args: dict[str, object], result: str, outcome: str = "success"
+) -> list[ModelMessage]:
+    call = ToolCallPart(tool, args, "c1")
+    returned = ToolReturnPart(tool, result, "c1", outcome=outcome)  # type: ignore[arg-type]
+    return [*asked(text), ModelResponse(parts=[call]), ModelRequest(parts=[returned])]
+
+
+def step(messages: list[ModelMessage], tools: list[ToolDefinition], **kw: bool) -> Call | Answer:
+    return next_step(messages, tools, Router(tools), **kw)
+
+
+async def test_a_request_for_a_tool_becomes_a_call_held_to_its_words(
+    tools: list[ToolDefinition],
+) -> None:
+    chosen = step(asked("Search my notes for kubernetes"), tools)
+    assert isinstance(chosen, Call) and chosen.tool.name == "search_notes"
+    assert '"kubernetes"' in chosen.grammar  # the query is a run of the request's words
+    assert "jstring" not in chosen.grammar.split("jstring ::=")[0]  # no free text anywhere
+    assert chosen.prompt.endswith("Request: Search my notes for kubernetes\nArguments:")
+
+
+async def test_small_talk_is_answered(tools: list[ToolDefinition]) -> None:
+    assert isinstance(step(asked("Hello! How are you?"), tools), Answer)
+
+
+async def test_after_a_result_the_model_answers_from_it(tools: list[ToolDefinition]) -> None:
+    messages = after_call("list the files", "run_shell_command", {"cmd": "ls"}, "a.txt")
+    assert isinstance(step(messages, tools), Answer)
+    failed = after_call(
+        "list the files", "run_shell_command", {"cmd": "lss"}, "not found", "failed"
+    )
+    assert isinstance(step(failed, tools), Answer)
+
+
+async def test_a_call_sent_back_is_made_again_with_the_feedback(
+    tools: list[ToolDefinition],
+) -> None:
+    feedback = "Note 'alpha' not found. Did you mean 'projects/alpha.md'?"
+    messages = after_call("Read my alpha note", "read_note", {"filename": "alpha"}, feedback,
+                          "retried")  # fmt: skip
+    again = step(messages, tools)
+    assert isinstance(again, Call) and again.tool.name == "read_note"
+    assert feedback in again.prompt
+    assert '"projects/alpha.md"' in again.grammar  # the suggestion can be used
+
+
+async def test_feedback_naming_one_other_tool_sends_the_call_there(
+    tools: list[ToolDefinition],
+) -> None:
+    one = "'budget' is not a file id: call search_drive first to find the file's id."
+    messages = after_call("Read my budget", "read_drive_file", {"file_id": "budget"}, one,
+                          "retried")  # fmt: skip
+    moved = step(messages, tools)
+    assert isinstance(moved, Call) and moved.tool.name == "search_drive"
+    several = "Not available: notes. Choose from: list_notes, read_note, search_notes."
+    messages = after_call("Delegate it", "delegate", {"task": "x", "tools": ["notes"]}, several,
+                          "retried")  # fmt: skip
+    stays = step(messages, tools)
+    assert isinstance(stays, Call) and stays.tool.name == "delegate"
+
+
+async def test_retries_stop_after_the_round_limit(tools: list[ToolDefinition]) -> None:
+    messages = asked("Read my alpha note")
+    for n in range(MAX_TOOL_ROUNDS):
+        call = ToolCallPart("read_note", {"filename": f"a{n}"}, f"c{n}")
+        back = ToolReturnPart("read_note", "not found", f"c{n}", outcome="retried")
+        messages += [ModelResponse(parts=[call]), ModelRequest(parts=[back])]
+    assert isinstance(step(messages, tools), Answer)
+
+
+async def test_when_text_is_not_allowed_a_tool_is_called(tools: list[ToolDefinition]) -> None:
+    chosen = step(asked("Hello!"), tools, allow_text=False)
+    assert isinstance(chosen, Call)
+
+
+def test_optional_parameters_are_offered_only_when_an_example_sets_them() -> None:
+    tool = ToolDefinition(
+        name="list_emails",
+        description="List emails.",
+        parameters_json_schema={
+            "type": "object",
+            "properties": {
+                "max_results": {"type": "integer", "default": 10},
+                "label": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+            },
+        },
+    )
+    with_number = arguments_grammar(tool, ["show my 3 newest emails"], optional={"max_results"})
+    assert '"\\"max_results\\": " ( "3" )' in with_number  # only the number the user said
+    assert "label" not in with_number
+    without = arguments_grammar(tool, ["show my newest emails"], optional={"max_results"})
+    assert without.startswith('root ::= "{" "}"')  # no number said: the default stays
+
+
+def test_translated_values_lend_their_own_words_only() -> None:
+    examples = [
+        Example("what files are in the docs folder?", "run_shell_command", {"cmd": "ls docs"}),
+        Example("run make test", "run_shell_command", {"cmd": "make test"}),
+    ]
+    assert translation_words(examples) == {"cmd": ["ls"]}  # "docs" came from the request
+
+
+def test_words_lose_quotes_and_trailing_punctuation() -> None:
+    assert words("Post 'deploy finished' to #eng, then `wc -l README.md`.") == [
+        "Post",
+        "deploy",
+        "finished",
+        "to",
+        "#eng",
+        "then",
+        "wc",
+        "-l",
+        "README.md",
+    ]

@@ -1,0 +1,57 @@
+"""pydantic-ai's OpenAI stream accumulates its text linearly (co_tui/llm/openai_stream_text.py),
+and the shim is still needed: upstream still grows the attribute with `+=`."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from pydantic import SecretStr
+from pydantic_ai.messages import ModelMessage, ModelRequest
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.models.openai import OpenAIStreamedResponse
+
+from co_tui.config import Settings
+from co_tui.llm import resolve_model
+from co_tui.llm.openai_stream_text import TextSoFar
+from tests.servers.fake_openai import serve, text
+
+
+def test_upstream_still_concatenates_the_attribute() -> None:
+    # When this fails, pydantic-ai no longer copies the whole answer per chunk:
+    # delete co_tui/llm/openai_stream_text.py and its two install calls.
+    source = inspect.getsource(OpenAIStreamedResponse._map_text_delta)
+    assert "self._raw_text_content += content" in source
+
+
+@pytest.mark.usefixtures("allow_model_requests")
+async def test_a_many_chunk_answer_arrives_whole_and_is_kept_whole() -> None:
+    answer = "".join(f"line {n}: {'x' * 90}\n" for n in range(2000))
+    with serve([text(answer, chunks=2000)]) as server:
+        settings = Settings(
+            llm_provider="openai",
+            openai_base_url=f"{server.url}/v1",
+            openai_api_key=SecretStr("sk-test"),
+        )
+        model = resolve_model(settings).model
+        messages: list[ModelMessage] = [ModelRequest.user_text_prompt("hi")]
+        async with model.request_stream(messages, None, ModelRequestParameters()) as stream:
+            async for _ in stream:
+                pass
+            response = stream.get()
+            kept = stream._raw_text_content  # type: ignore[attr-defined]
+    assert response.text == answer
+    assert isinstance(kept, TextSoFar)
+    assert kept == answer
+    assert answer == kept
+
+
+def test_text_so_far_reads_as_the_text_it_was_given() -> None:
+    text_so_far = TextSoFar("ab")
+    text_so_far += "c"
+    text_so_far += "d"
+    assert text_so_far == "abcd"
+    assert "abcd" == text_so_far
+    assert text_so_far != "abc"
+    assert str(text_so_far) == "abcd"
+    assert text_so_far == TextSoFar("abcd")

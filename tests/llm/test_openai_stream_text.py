@@ -51,7 +51,8 @@ def test_text_so_far_reads_as_the_text_it_was_given() -> None:
     text_so_far += "c"
     text_so_far += "d"
     assert text_so_far == "abcd"
-    assert "abcd" == text_so_far
+    part_content = "abcd"  # upstream compares with the str on the left
+    assert part_content == text_so_far
     assert text_so_far != "abc"
     assert str(text_so_far) == "abcd"
     assert text_so_far == TextSoFar("abcd")

@@ -43,7 +43,7 @@ class TextSoFar:
             return str(self) == str(other)
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]  # mutable, as the str it stands for is not
+    __hash__ = None  # type: ignore[assignment]  # it changes as text arrives
 
     def __repr__(self) -> str:
         return repr(str(self))

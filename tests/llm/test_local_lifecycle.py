@@ -21,8 +21,11 @@ pytestmark = pytest.mark.llm
 # A co-tui process in miniature: starts the shared server, says its pid, then waits.
 # With FROM_THREAD the start happens off the main thread, where PR_SET_PDEATHSIG is not
 # used: then the watchdog inside the server must notice the parent's death on its own.
+# Ctrl-C reaches co-tui from an interactive shell; a suite started as a background job of a
+# script inherits SIGINT ignored, so the child takes Python's own handler back.
 CHILD = """
-import asyncio, sys, threading, time
+import asyncio, signal, sys, threading, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from co_tui.config import Settings
 from co_tui.llm import local, local_server
 start = lambda: asyncio.run(local_server.ensure_started(local.local_spec(Settings())))

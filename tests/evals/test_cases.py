@@ -16,7 +16,7 @@ from tests.conftest import ROOT
 from tests.helpers import make_deps
 
 CASES_FILE = ROOT / "evals" / "tool_calling.jsonl"
-HELD_OUT_FILE = ROOT / "evals" / "held_out" / "tool_calling.jsonl"
+HELD_OUT_FILES = [ROOT / "evals" / f / "tool_calling.jsonl" for f in ("held_out", "held_out_b")]
 
 
 @pytest.fixture
@@ -46,14 +46,19 @@ async def test_golden_file_is_valid_and_covers_every_tool(registered: dict[str, 
     assert {c.arg_match for c in cases} == {"exact", "subset"}
 
 
-async def test_held_out_cases_are_valid_and_new(registered: dict[str, set[str]]) -> None:
-    """The held-out file (never tuned on) covers every dimension with prompts of its own."""
-    held_out = load_cases(HELD_OUT_FILE, registered)
+@pytest.mark.parametrize("held_out_file", HELD_OUT_FILES, ids=lambda p: p.parent.name)
+async def test_held_out_cases_are_valid_and_new(
+    registered: dict[str, set[str]], held_out_file: Path
+) -> None:
+    """A held-out file (never tuned on) covers every dimension with prompts of its own."""
+    held_out = load_cases(held_out_file, registered)
     assert len(held_out) >= 30
     assert {c.dimension for c in held_out} == set(DIMENSIONS)
     committed = load_cases(CASES_FILE, registered)
     assert not {c.prompt for c in held_out if c.prompt} & {c.prompt for c in committed}
-    assert not {c.id for c in held_out} & {c.id for c in committed}
+    others = [committed, *(load_cases(f, registered) for f in HELD_OUT_FILES if f != held_out_file)]
+    for cases in others:
+        assert not {c.id for c in held_out} & {c.id for c in cases}
 
 
 async def test_history_becomes_a_failed_call_the_model_continues_from(

@@ -7,10 +7,8 @@ has happened for IDLE_S; the survivors are then frozen (gc.freeze), so the next 
 collection walks only what is new. Young generations keep collecting as usual.
 
 An idle collection is due on Python's own schedule: after FULL_AFTER_YOUNG collections of
-the middle generation (the default third threshold), and only once the objects that reached
-the oldest generation since the last one are a quarter of those it already holds (here: the
-frozen ones), the rule CPython itself uses to keep full collections from going quadratic. A
-short turn rarely gets there, so the seconds after most answers cost nothing.
+the middle generation (the default third threshold). A short turn rarely gets there, so the
+seconds after most answers cost nothing; a long answer, or a few turns, do.
 
 The console script turns automatic full collections off before it imports anything
 (`defer_full_collections`): start-up creates objects enough to trigger one, which cost the
@@ -25,7 +23,6 @@ from typing import Any
 
 IDLE_S = 1.0
 FULL_AFTER_YOUNG = 10  # Python's default: a full collection per 10 middle-generation ones
-PENDING_SHARE = 4  # CPython's: new long-lived objects must be a quarter of the old ones
 NEVER = 10**9  # gen-1 collections before an automatic full one: in practice, never
 
 
@@ -70,16 +67,9 @@ class IdleCollector:
         self._timer = None
         if getattr(self.app, "turn_running", False):
             return  # the turn's end schedules another
-        if not (self._force_next or _full_collection_due()):
+        _, _, young_collections = gc.get_count()
+        if not self._force_next and young_collections < FULL_AFTER_YOUNG:
             return
         self._force_next = False
         gc.collect()
         gc.freeze()
-
-
-def _full_collection_due() -> bool:
-    _, _, young_collections = gc.get_count()
-    if young_collections < FULL_AFTER_YOUNG:
-        return False
-    pending = len(gc.get_objects(generation=2))  # frozen objects are not in it
-    return pending * PENDING_SHARE >= gc.get_freeze_count()

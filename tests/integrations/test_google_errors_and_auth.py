@@ -138,6 +138,7 @@ async def test_not_configured_is_an_error_result_naming_the_fix(tmp_path: Path) 
     result = await search_drive(ctx_for(deps), "plan")
     assert result["error"] is True and result["not_configured"] is True
     assert "co-tui auth google" in result["display"]
+    assert result["display"].startswith("Google Drive is not configured"), result["display"]
 
 
 async def test_missing_credentials_file_is_terminal(tmp_path: Path) -> None:

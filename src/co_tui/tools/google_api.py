@@ -48,7 +48,7 @@ async def google_credentials(ctx: RunContext[CoDeps], service: str) -> Any:
             lambda: get_cached_google_creds(deps), _classify_auth, deps.retry
         )
     if creds is None:
-        not_configured(f"Google {service}", SETUP_HINT)
+        not_configured(service, SETUP_HINT)
     return creds
 
 

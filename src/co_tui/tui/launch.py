@@ -49,10 +49,10 @@ def launch_app(
 def resume_hint(session: ChatSession) -> str | None:
     """The line printed after the app exits, naming how to come back to a session that
     has turns stored; None for an empty one (or a store that cannot say)."""
+    if not session.history:
+        return None  # before the import: quitting before the session loaded stays quick
     from co_tui.sessions import SessionError
 
-    if not session.history:
-        return None
     try:
         info = session.store.info(session.session_id)
     except SessionError:

@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -153,3 +154,19 @@ def wait_for(
         if time.monotonic() > deadline:
             raise AssertionError(f"gave up after {timeout:g}s waiting for {what}")
         time.sleep(0.02)
+
+
+def run_python(
+    code: str, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> list[str]:
+    """Run `code` in a fresh interpreter (what it imports is its own); its stdout lines."""
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=cwd,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()

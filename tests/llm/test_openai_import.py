@@ -3,9 +3,7 @@ the shim is still needed: openai still imports that transport eagerly."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
+from tests.helpers import run_python
 from tests.servers.fake_openai import serve, text
 
 ANSWER_THROUGH_OPENAI = """
@@ -19,14 +17,6 @@ model = OpenAIChatModel("fake", provider=OpenAIProvider(base_url=sys.argv[1], ap
 print(Agent(model).run_sync("hi").output)
 print("aiohttp imported:", "aiohttp" in sys.modules)
 """
-
-
-def run_python(code: str, *args: str) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.splitlines()
 
 
 def test_openai_answers_without_importing_aiohttp() -> None:

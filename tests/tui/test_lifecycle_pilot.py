@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +13,7 @@ from co_tui.tui.screens.confirm import ConfirmScreen
 from co_tui.tui.screens.sessions import SessionsScreen
 from co_tui.tui.widgets.prompt import PromptInput
 from co_tui.tui.widgets.welcome import MARKER_NAME
+from tests.helpers import run_python
 from tests.tui.helpers import SIZE, make_app, rendered, settle, text_stream, wait_until
 
 
@@ -110,16 +109,8 @@ def test_quitting_before_the_session_loaded_does_not_load_the_model_libraries(
     """The exit path of a co-tui closed at once: pydantic-ai is ~0.4 s of imports to say
     nothing (measured: quit right after the first frame took 0.71 s, now 0.35 s)."""
     env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
-    done = subprocess.run(
-        [sys.executable, "-c", QUIT_BEFORE_THE_SESSION_LOADED],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["None", "model libraries loaded: False"]
+    lines = run_python(QUIT_BEFORE_THE_SESSION_LOADED, env=env, cwd=tmp_path)
+    assert lines == ["None", "model libraries loaded: False"]
 
 
 async def test_deleting_the_open_session_starts_a_new_one_and_sticks(tmp_path: Path) -> None:

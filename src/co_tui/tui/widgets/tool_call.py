@@ -6,6 +6,8 @@ folded.
 
 from __future__ import annotations
 
+from functools import partial
+
 from rich.console import RenderableType
 from rich.panel import Panel
 from rich.text import Text
@@ -15,7 +17,7 @@ from textual.widgets import Collapsible, Static
 
 from co_tui.tui.tool_status import glyph, style
 from co_tui.tui.visible_text import one_line, visible_text
-from co_tui.tui.widgets.items import TranscriptItem
+from co_tui.tui.widgets.items import TranscriptItem, WidgetFactory
 
 RESULT_COLLAPSE_LINES = 12
 
@@ -76,8 +78,9 @@ class ToolCallBlock(Vertical, TranscriptItem):
         if self._composed:  # else compose() shows it
             self.mount(result_widget(content, display))
 
-    def frozen(self) -> Widget:
-        return ToolCallBlock(
+    def archived(self) -> WidgetFactory:
+        return partial(
+            ToolCallBlock,
             self.tool_call_id,
             self.tool_name,
             self.key_arg,

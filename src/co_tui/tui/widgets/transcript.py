@@ -21,17 +21,28 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from co_tui.orchestrator import events as ev
-from co_tui.tui.messages import Settle, ShowEvent, TranscriptRestored
+from co_tui.tui.messages import ItemsReleased, Settle, ShowEvent, TranscriptRestored
 from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.decision import approval_line
-from co_tui.tui.widgets.items import Note, RenderedItem, TranscriptItem, markdown
+from co_tui.tui.widgets.items import (
+    Note,
+    RenderedItem,
+    TranscriptItem,
+    WidgetFactory,
+    markdown_item,
+)
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from co_tui.tui.widgets.user_message import UserMessage
 
-MAX_ITEMS = 120  # transcript items kept mounted; older ones are archived
-PRUNE_BATCH = 40
+# Older items are archived (out of the DOM, rebuilt when scrolled to) once the mounted ones
+# pass either limit. Lines bound the memory: a mounted line costs about 3.6 KB (its strips
+# and their caches, the Markdown it came from), so one 20k-token answer, 6,000 lines, holds
+# 22 MB while mounted.
+MAX_ITEMS = 120
+PRUNE_BATCH = 40  # items archived at once past MAX_ITEMS
+MAX_LINES = 3_000  # about 75 screens of 40 rows
+PRUNED_LINES = MAX_LINES // 2  # what is left mounted after pruning for lines
 
-WidgetFactory = Callable[[], Widget]
 FOUND = "-found"  # the class of the item /find shows
 
 
@@ -186,8 +197,7 @@ class Transcript(VerticalScroll):
     def clear_all(self) -> None:
         self._answers, self._current, self._tools = [], None, {}
         self._archived.clear()
-        for child in self.items:
-            child.remove()
+        self._let_go(self.items)
         self._update_marker()
         self.anchor()
 
@@ -205,21 +215,48 @@ class Transcript(VerticalScroll):
 
     def _maybe_prune(self) -> None:
         items = self.items
-        if len(items) <= MAX_ITEMS or self.scroll_y < self.max_scroll_y - 1:
+        heights = [w.outer_size.height for w in items]
+        lines = sum(heights)
+        if len(items) <= MAX_ITEMS and lines <= MAX_LINES:
+            return
+        if self.scroll_y < self.max_scroll_y - 1:
             return  # never prune while the user is reading history
+        items_over = len(items) - MAX_ITEMS + PRUNE_BATCH if len(items) > MAX_ITEMS else 0
+        lines_over = lines - PRUNED_LINES if lines > MAX_LINES else 0
+        # What stays must more than fill the view: at the top, the archive comes back.
+        keep_lines = 2 * self.size.height
         victims: list[Widget] = []
-        for widget in items[: len(items) - MAX_ITEMS + PRUNE_BATCH]:
+        for widget, height in zip(items[:-1], heights, strict=False):  # never the newest
+            if len(victims) >= items_over and lines_over <= 0:
+                break
             if not isinstance(widget, TranscriptItem) or not widget.is_settled:
                 break
+            if lines - height < keep_lines:
+                break
             victims.append(widget)
+            lines -= height
+            lines_over -= height
         if not victims:
             return
         self._archived.extend(
-            ArchivedItem(w.frozen, item_text(w)) for w in victims if isinstance(w, TranscriptItem)
+            ArchivedItem(w.archived(), item_text(w))
+            for w in victims
+            if isinstance(w, TranscriptItem)
         )
-        for widget in victims:
-            widget.remove()
+        self._let_go(victims)
         self._update_marker()
+
+    def _let_go(self, widgets: list[Widget]) -> None:
+        """Remove `widgets`; once they are gone, say so (the app frees their memory)."""
+        removed = self.remove_children(widgets)
+
+        async def released() -> None:
+            await removed
+            # Made in the transcript's own queue: a message made while another node handles
+            # one (the screen, for /clear) stops bubbling there, short of the app.
+            self.post_message(ItemsReleased())
+
+        self.call_later(released)
 
     def _update_marker(self) -> None:
         count = len(self._archived)
@@ -305,10 +342,6 @@ class Transcript(VerticalScroll):
 # -- a restored conversation ------------------------------------------------------------
 
 
-def _answer(text: str) -> Widget:
-    return RenderedItem(markdown(text), "assistant-message frozen")
-
-
 def restored_items(events: Iterable[ev.TurnEvent]) -> list[ArchivedItem]:
     """One cheap factory (and its text) per item of a replayed conversation, none of them
     built yet: what a live turn shows for the same events, with answers already finished."""
@@ -319,7 +352,7 @@ def restored_items(events: Iterable[ev.TurnEvent]) -> list[ArchivedItem]:
             case ev.TurnStart(prompt=prompt):
                 items.append(ArchivedItem(partial(UserMessage, prompt), prompt))
             case ev.TextEnd(content=text) if text.strip():
-                items.append(ArchivedItem(partial(_answer, text), text))
+                items.append(ArchivedItem(partial(markdown_item, text), text))
             case ev.ToolCall() as call:
                 calls[call.tool_call_id] = call
             case ev.ToolResult() as result:

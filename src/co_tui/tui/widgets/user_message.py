@@ -8,6 +8,8 @@ a 100 KB paste costs no more than a short message.
 
 from __future__ import annotations
 
+from functools import partial
+
 from rich.text import Text
 from textual.binding import Binding
 from textual.events import Click
@@ -15,7 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from co_tui.tui.visible_text import visible_text
-from co_tui.tui.widgets.items import TranscriptItem
+from co_tui.tui.widgets.items import TranscriptItem, WidgetFactory
 
 FOLD_LINES = 20
 FOLD_CHARS = 2_000
@@ -88,5 +90,5 @@ class UserMessage(Widget, TranscriptItem):
             event.stop()
             self.action_toggle()
 
-    def frozen(self) -> Widget:
-        return UserMessage(self.text)
+    def archived(self) -> WidgetFactory:
+        return partial(UserMessage, self.text)

@@ -54,7 +54,7 @@ from co_tui.llm.local_server import (
     running_endpoint,
     shutdown,
 )
-from co_tui.llm.local_strategy import Call, Step, next_step
+from co_tui.llm.local_strategy import DECLINED, Call, Decline, Step, next_step
 from co_tui.llm.local_usage import measured_usage, prompt_text
 from co_tui.llm.resolved import (
     NO_SDK_RETRIES,
@@ -232,7 +232,15 @@ class LocalModel(WrapperModel):
             return await self.wrapped.request(messages, model_settings, model_request_parameters)
         if isinstance(plan.step, Call):
             return await self._call(plan, plan.step)
+        if isinstance(plan.step, Decline):
+            return self._declined()
         return await self.wrapped.request(plan.messages, plan.settings, plan.params)
+
+    def _declined(self) -> ModelResponse:
+        """The fixed refusal: nothing is asked of the model."""
+        return ModelResponse(
+            parts=[TextPart(DECLINED)], model_name=self.model_name, finish_reason="stop"
+        )
 
     async def _call(self, plan: _Plan, step: Call) -> ModelResponse:
         """The model writes `step`'s arguments under its grammar: one ToolCallPart."""
@@ -262,9 +270,13 @@ class LocalModel(WrapperModel):
             ) as stream:
                 yield stream
             return
-        if isinstance(plan.step, Call):
-            response = await self._call(plan, plan.step)
-            yield _CallStream(model_request_parameters=model_request_parameters, response=response)
+        if isinstance(plan.step, Call | Decline):
+            if isinstance(plan.step, Call):
+                response = await self._call(plan, plan.step)
+            else:
+                response = self._declined()
+            params = model_request_parameters
+            yield _SettledStream(model_request_parameters=params, response=response)
             return
         async with self.wrapped.request_stream(
             plan.messages, plan.settings, plan.params, run_context
@@ -318,8 +330,9 @@ class _Plan:
 
 
 @dataclass
-class _CallStream(StreamedResponse):
-    """A call settled before streaming began (its arguments are written under a grammar)."""
+class _SettledStream(StreamedResponse):
+    """A response settled before streaming began: a call (its arguments are written under a
+    grammar) or the fixed refusal."""
 
     response: ModelResponse = field(kw_only=True)
 
@@ -332,8 +345,13 @@ class _CallStream(StreamedResponse):
                     args=part.args,
                     tool_call_id=part.tool_call_id,
                 )
+            elif isinstance(part, TextPart):
+                for event in self._parts_manager.handle_text_delta(
+                    vendor_part_id="text", content=part.content
+                ):
+                    yield event
         self._usage = self.response.usage
-        self.finish_reason = "tool_call"
+        self.finish_reason = self.response.finish_reason
         self.provider_response_id = self.response.provider_response_id
 
     @property

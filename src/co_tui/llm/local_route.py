@@ -72,6 +72,11 @@ _SHAPES = (
 )
 
 
+def word_stems(text: str) -> list[str]:
+    """Every word of `text`, function words included, lowercased and lightly stemmed."""
+    return [_stem(w.removesuffix("'s")) for w in _WORD.findall(text.lower().replace("_", " "))]
+
+
 def _words(text: str) -> list[str]:
     found = _WORD.findall(text.lower().replace("_", " "))
     return [_stem(w.removesuffix("'s")) for w in found if w not in _STOPWORDS]

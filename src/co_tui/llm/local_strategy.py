@@ -1,10 +1,12 @@
 """How the embedded model uses tools: decide the next step of a turn, then let it fill in.
 
-Each request with tools gets one of two steps:
+Each request with tools gets one of three steps:
 
 - Answer: the model writes text, streamed as it comes, from the conversation (tool calls and
   results in it as plain text: see local_tools). No grammar and no tool list in the prompt,
   so an answer starts as fast as plain chat.
+- Decline: a request that would get a tool but that the judge (local_judge) reads as one to
+  refuse gets a fixed answer saying so; the model writes nothing.
 - Call: one tool, whose arguments the model writes under a grammar (local_args) after the
   conversation and a short prompt naming the tool, its parameters and the closest worked
   example. It becomes an ordinary pydantic-ai ToolCallPart: approvals, read-only
@@ -34,6 +36,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.tools import ToolDefinition
 
 from co_tui.llm.local_args import arguments_grammar, arguments_prompt, translation_words
+from co_tui.llm.local_judge import DeclineJudge, builtin_judge
 from co_tui.llm.local_route import Router
 
 MAX_TOOL_ROUNDS = 3
@@ -46,6 +49,18 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Decline:
+    """The request is one to refuse: answer with `DECLINED`, run nothing."""
+
+
+DECLINED = (
+    "I won't do that: this request reads as one that could do harm (destroy data, deceive "
+    "someone, or expose private data), and the small offline model cannot weigh it more "
+    "carefully. If I misread you, put it another way."
+)
+
+
+@dataclass(frozen=True)
 class Call:
     """Call `tool`; the model writes its arguments after `prompt`, held to `grammar`."""
 
@@ -54,7 +69,7 @@ class Call:
     grammar: str
 
 
-Step = Answer | Call
+Step = Answer | Decline | Call
 
 
 @dataclass(frozen=True)
@@ -115,6 +130,7 @@ def next_step(
     router: Router,
     *,
     allow_text: bool = True,
+    judge: DeclineJudge | None = None,
 ) -> Step:
     """The next step of the turn that `messages` (ending with a request) are in."""
     turn = _turn(messages)
@@ -130,6 +146,8 @@ def next_step(
         route = router.route(turn.request, allow_answer=allow_text)
         if route.tool is None:
             return Answer()
+        if allow_text and (judge or builtin_judge()).declines(turn.request):
+            return Decline()
         tool = by_name[route.tool]
     else:
         return Answer()

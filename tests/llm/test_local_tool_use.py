@@ -38,9 +38,13 @@ async def greedy_turn(
     deps = create_deps(settings, workspace, sandbox_choice=sandbox)
     frontend = RecordingFrontend(list(decisions))
     result = await run_turn(
-        bundle.agent, prompt, deps=deps, history=[], frontend=frontend,
+        bundle.agent,
+        prompt,
+        deps=deps,
+        history=[],
+        frontend=frontend,
         model_settings=bundle.model_settings,
-    )  # fmt: skip
+    )
     return result, frontend
 
 

@@ -230,17 +230,21 @@ class LocalModel(WrapperModel):
         plan = _Plan.make(messages, model_settings, model_request_parameters, self._router)
         if plan is None:
             return await self.wrapped.request(messages, model_settings, model_request_parameters)
+        settled = await self._settled(plan)
+        if settled is not None:
+            return settled
+        return await self.wrapped.request(plan.messages, plan.settings, plan.params)
+
+    async def _settled(self, plan: _Plan) -> ModelResponse | None:
+        """The response decided before anything streams: a call, or the fixed refusal (the
+        model is not asked); None when the model answers."""
         if isinstance(plan.step, Call):
             return await self._call(plan, plan.step)
         if isinstance(plan.step, Decline):
-            return self._declined()
-        return await self.wrapped.request(plan.messages, plan.settings, plan.params)
-
-    def _declined(self) -> ModelResponse:
-        """The fixed refusal: nothing is asked of the model."""
-        return ModelResponse(
-            parts=[TextPart(DECLINED)], model_name=self.model_name, finish_reason="stop"
-        )
+            return ModelResponse(
+                parts=[TextPart(DECLINED)], model_name=self.model_name, finish_reason="stop"
+            )
+        return None
 
     async def _call(self, plan: _Plan, step: Call) -> ModelResponse:
         """The model writes `step`'s arguments under its grammar: one ToolCallPart."""
@@ -270,13 +274,10 @@ class LocalModel(WrapperModel):
             ) as stream:
                 yield stream
             return
-        if isinstance(plan.step, Call | Decline):
-            if isinstance(plan.step, Call):
-                response = await self._call(plan, plan.step)
-            else:
-                response = self._declined()
+        settled = await self._settled(plan)
+        if settled is not None:
             params = model_request_parameters
-            yield _SettledStream(model_request_parameters=params, response=response)
+            yield _SettledStream(model_request_parameters=params, response=settled)
             return
         async with self.wrapped.request_stream(
             plan.messages, plan.settings, plan.params, run_context

@@ -72,14 +72,14 @@ _SHAPES = (
 )
 
 
-def word_stems(text: str) -> list[str]:
-    """Every word of `text`, function words included, lowercased and lightly stemmed."""
-    return [_stem(w.removesuffix("'s")) for w in _WORD.findall(text.lower().replace("_", " "))]
+def word_stems(text: str, *, besides: frozenset[str] = frozenset()) -> list[str]:
+    """The words of `text` but those in `besides`, lowercased and lightly stemmed."""
+    found = _WORD.findall(text.lower().replace("_", " "))
+    return [_stem(w.removesuffix("'s")) for w in found if w not in besides]
 
 
 def _words(text: str) -> list[str]:
-    found = _WORD.findall(text.lower().replace("_", " "))
-    return [_stem(w.removesuffix("'s")) for w in found if w not in _STOPWORDS]
+    return word_stems(text, besides=_STOPWORDS)
 
 
 def terms(text: str) -> list[str]:

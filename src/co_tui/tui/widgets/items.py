@@ -56,18 +56,23 @@ class RenderedItem(Static, TranscriptItem):
         source = self._source
         if isinstance(source, Text):
             return source.plain
-        # rich's Markdown keeps its source in `markup`; its class is not imported for an
-        # isinstance check, which would cost the first frame 35 ms.
-        markup = getattr(source, "markup", None)
-        if isinstance(markup, str):
+        markup = self._markdown_source
+        if markup is not None:
             return markup
         if isinstance(source, str):
             return source
         return ""
 
-    def archived(self) -> WidgetFactory:
+    @property
+    def _markdown_source(self) -> str | None:
+        # rich's Markdown keeps its source in `markup`; its class is not imported for an
+        # isinstance check, which would cost the first frame 35 ms.
         markup = getattr(self._source, "markup", None)
-        if isinstance(markup, str):  # Markdown is parsed again: its tokens are not kept
+        return markup if isinstance(markup, str) else None
+
+    def archived(self) -> WidgetFactory:
+        markup = self._markdown_source
+        if markup is not None:  # Markdown is parsed again: its tokens are not kept
             return partial(markdown_item, markup, self._item_classes)
         return partial(RenderedItem, self._source, self._item_classes)
 

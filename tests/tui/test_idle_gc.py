@@ -92,7 +92,6 @@ async def test_items_let_go_after_being_frozen_are_freed(tmp_path: Path) -> None
             await pilot.press("enter")
             await settle(pilot, app)
             await wait_until(pilot, lambda: seen, "the idle collection that freezes the answer")
-        assert (gc.is_tracked(shown()) and shown() in gc.get_referents(*gc.get_objects(2))) or True
         app.chat.prompt.text = "/clear"
         await pilot.press("enter")
         await wait_until(pilot, lambda: shown() is None, "the cleared answer freed")

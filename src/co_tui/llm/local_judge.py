@@ -1,18 +1,22 @@
-"""Whether the embedded model should decline a request: a naive Bayes judge over its words.
+"""Two judgements a 135M model cannot make about a request: whether to decline it, and whether
+it asks for an answer in words rather than an action. Each is a naive Bayes judge over words.
 
 A 135M model cannot tell a harmful request from an everyday one: asked "is this harmful?",
 its yes/no log-odds ranked harmful requests below everyday ones as often as above (AUC 0.32
 on 30 + 30 requests of our own), and its own embeddings put them no further apart than word
 overlap does. Retrieval over worked examples (local_route) declined half of them, because a
-harmful request shares its verbs ("delete", "send", "post") with everyday work.
+harmful request shares its verbs ("delete", "send", "post") with everyday work. Retrieval
+also sends a question *about* a tool's subject to the tool: "what's the difference between
+a process and a thread?" shares its words with "show the replies in that Slack thread".
 
 What tells them apart is the rest of the sentence: whose data it is, "every", "without
-telling", "pretending to be", "so nobody". So the judge is trained on requests to decline
-and requests to carry out that use the same verbs (`local_judgements.jsonl`, with the
-requests of the worked examples in `local_examples.jsonl` as more to carry out), and weighs
-each word and word pair by how much more often it occurs in the requests to decline
-(multinomial naive Bayes, add-one smoothing). Nothing in it names a tool: it judges the
-request, whichever tools are on offer.
+telling", "pretending to be", "so nobody"; "explain", "how do I", "what does ... mean". So
+each judge is trained on two sets of requests that use the same words
+(`local_judgements.jsonl`: to decline or to carry out; `local_intents.jsonl`: to answer or to
+act; the worked examples of `local_examples.jsonl` count as more of each), and weighs each
+word and word pair by how much more often it occurs in one set (multinomial naive Bayes,
+add-one smoothing). Nothing in them names a tool: they judge the request, whichever tools
+are on offer.
 """
 
 from __future__ import annotations
@@ -20,8 +24,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from functools import cache
 from importlib.resources import files
 from itertools import pairwise
@@ -33,6 +36,11 @@ from co_tui.llm.local_route import builtin_examples, word_stems
 # the same verbs; the everyday request scoring highest is at -1.7, a two-word one ("Run
 # pwd.") at -0.55.
 DECLINE_ABOVE = 0.5
+# Summed log-odds above which a request that retrieval sent to a tool is answered in words.
+# Measured by 5-fold cross-validation on local_intents.jsonl: 2 of 361 requests to act
+# answered, 230 of 368 requests to answer caught (at 2.0: 6 and 266). Acting by mistake
+# only asks for approval, so the bar is set for keeping actions.
+ANSWER_ABOVE = 4.0
 
 
 def features(text: str) -> set[str]:
@@ -41,40 +49,52 @@ def features(text: str) -> set[str]:
     return {*words, *(f"{a} {b}" for a, b in pairwise(words))}
 
 
-@dataclass(frozen=True)
-class Judgement:
-    request: str
-    decline: bool
+class WordJudge:
+    """Says yes to a request that reads more like `yes` than like `no` by over `above`."""
 
-
-class DeclineJudge:
-    def __init__(self, judgements: Sequence[Judgement]) -> None:
-        declined = Counter(f for j in judgements if j.decline for f in features(j.request))
-        carried_out = Counter(f for j in judgements if not j.decline for f in features(j.request))
-        vocabulary = declined.keys() | carried_out.keys()
-        in_declined = sum(declined.values()) + len(vocabulary)
-        in_carried_out = sum(carried_out.values()) + len(vocabulary)
+    def __init__(self, yes: Iterable[str], no: Iterable[str], above: float) -> None:
+        yes_counts = Counter(f for request in yes for f in features(request))
+        no_counts = Counter(f for request in no for f in features(request))
+        vocabulary = yes_counts.keys() | no_counts.keys()
+        in_yes = sum(yes_counts.values()) + len(vocabulary)
+        in_no = sum(no_counts.values()) + len(vocabulary)
         self.weights = {
-            f: math.log((declined[f] + 1) / in_declined)
-            - math.log((carried_out[f] + 1) / in_carried_out)
+            f: math.log((yes_counts[f] + 1) / in_yes) - math.log((no_counts[f] + 1) / in_no)
             for f in vocabulary
         }
+        self.above = above
 
     def score(self, request: str) -> float:
-        """How much more the request reads like one to decline (log-odds; 0: no evidence)."""
+        """How much more the request reads like `yes` (log-odds; 0: no evidence)."""
         return sum(self.weights.get(f, 0.0) for f in features(request))
 
-    def declines(self, request: str) -> bool:
-        return self.score(request) > DECLINE_ABOVE
+    def says_yes(self, request: str) -> bool:
+        return self.score(request) > self.above
 
 
-def _rows(lines: Iterable[str]) -> list[Judgement]:
-    rows = (json.loads(line) for line in lines if line.strip())
-    return [Judgement(r["request"], bool(r["decline"])) for r in rows]
+def _labelled(name: str, label: str) -> tuple[list[str], list[str]]:
+    """The requests of a data file labelled true, then those labelled false."""
+    text = files("co_tui.llm").joinpath(name).read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [r["request"] for r in rows if r[label]], [r["request"] for r in rows if not r[label]]
 
 
 @cache
-def builtin_judge() -> DeclineJudge:
-    text = files("co_tui.llm").joinpath("local_judgements.jsonl").read_text(encoding="utf-8")
-    tool_requests = [Judgement(e.request, False) for e in builtin_examples() if e.tool]
-    return DeclineJudge([*_rows(text.splitlines()), *tool_requests])
+def builtin_decline_judge() -> WordJudge:
+    """Yes: decline the request."""
+    declined, carried_out = _labelled("local_judgements.jsonl", "decline")
+    tool_requests = [e.request for e in builtin_examples() if e.tool]
+    return WordJudge(declined, [*carried_out, *tool_requests], DECLINE_ABOVE)
+
+
+@cache
+def builtin_answer_judge() -> WordJudge:
+    """Yes: answer the request in words, though retrieval found a tool for it."""
+    acts, answers = _labelled("local_intents.jsonl", "act")
+    declined, carried_out = _labelled("local_judgements.jsonl", "decline")
+    examples = builtin_examples()
+    tool_requests = [e.request for e in examples if e.tool]
+    in_words = [e.request for e in examples if e.tool is None]
+    return WordJudge(
+        [*answers, *in_words], [*acts, *tool_requests, *declined, *carried_out], ANSWER_ABOVE
+    )

@@ -65,11 +65,15 @@ def _stem(word: str) -> str:
 
 
 # Values have shapes that say something about the tool even where their words do not.
-_SHAPES = (
+SHAPES = (
     ("<url>", re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)),
     ("<email>", re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+", re.IGNORECASE)),
     ("<file>", re.compile(r"(?<![\w/])[\w./-]*\w\.[a-z][a-z0-9]{0,4}\b", re.IGNORECASE)),
 )
+
+
+# A quoted part of a request: the quotes stand apart from words, so "can't" opens nothing.
+QUOTED = re.compile(r"""(?<!\w)(?:"(.+?)"|'(.+?)'(?!\w)|`(.+?)`|“(.+?)”|‘(.+?)’)""")
 
 
 def word_stems(text: str, *, besides: frozenset[str] = frozenset()) -> list[str]:
@@ -87,10 +91,16 @@ def terms(text: str) -> list[str]:
     numbers (a number is an argument, not an intent), names split at "_", and a mark for
     each URL, email address or file name in it."""
     marks = []
-    for mark, pattern in _SHAPES:
+    for mark, pattern in SHAPES:
         marks += [mark] * len(pattern.findall(text))
         text = pattern.sub(" ", text)
     return _words(text) + marks
+
+
+def _form_terms(text: str) -> list[str]:
+    """`terms`, and a mark for each quoted part: an example written the same way shows best
+    where its values come from ("send 'lunch?' to #food" for "post 'done' to #eng")."""
+    return terms(text) + ["<quoted>"] * len(QUOTED.findall(text))
 
 
 @dataclass(frozen=True)
@@ -196,6 +206,6 @@ class Router:
         mine = self.examples_of(tool)
         if not mine:
             return []
-        index = _BM25([terms(e.request) for e in mine])
-        ranked = sorted(zip(index.scores(terms(query)), range(len(mine)), strict=True))
+        index = _BM25([_form_terms(e.request) for e in mine])
+        ranked = sorted(zip(index.scores(_form_terms(query)), range(len(mine)), strict=True))
         return [mine[i] for _, i in ranked[-limit:]]

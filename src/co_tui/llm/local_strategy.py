@@ -13,11 +13,14 @@ Each request with tools gets one of three steps:
   auto-approval and every rule apply to it as to any other call.
 
 Which step (measured, see local_route): a new message is routed by retrieval (a tool, or
-answer). A call the tool sent back for another try (outcome "retried": bad arguments) is
-made again: to a tool the feedback names, else the same tool, with the feedback in the
-arguments prompt and its words usable as values. After any other result (success, failure,
-denial) the model answers from it. So a small model makes at most one successful call per
-message and cannot loop; MAX_TOOL_ROUNDS bounds the retries.
+answer); one routed to a tool is declined if the decline judge says so, and answered if the
+answer judge reads it as a question about the tool's subject rather than a request to use
+it ("what is a Slack thread?"; see local_judge). A call the tool sent back for another try
+(outcome "retried": bad arguments) is made again: to a tool the feedback names, else the
+same tool, with the feedback in the arguments prompt and its words usable as values. After
+any other result (success, failure, denial) the model answers from it. So a small model
+makes at most one successful call per message and cannot loop; MAX_TOOL_ROUNDS bounds the
+retries.
 """
 
 from __future__ import annotations
@@ -35,8 +38,13 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.tools import ToolDefinition
 
-from co_tui.llm.local_args import arguments_grammar, arguments_prompt, translation_words
-from co_tui.llm.local_judge import DeclineJudge, builtin_judge
+from co_tui.llm.local_args import (
+    arguments_grammar,
+    arguments_prompt,
+    translation_words,
+    value_shapes,
+)
+from co_tui.llm.local_judge import WordJudge, builtin_answer_judge, builtin_decline_judge
 from co_tui.llm.local_route import Router
 
 MAX_TOOL_ROUNDS = 3
@@ -130,9 +138,12 @@ def next_step(
     router: Router,
     *,
     allow_text: bool = True,
-    judge: DeclineJudge | None = None,
+    declines: WordJudge | None = None,
+    answers: WordJudge | None = None,
 ) -> Step:
-    """The next step of the turn that `messages` (ending with a request) are in."""
+    """The next step of the turn that `messages` (ending with a request) are in; `declines`
+    and `answers` judge a new request that retrieval sends to a tool (default: the built-in
+    judges)."""
     turn = _turn(messages)
     by_name = {t.name: t for t in tools}
     if allow_text and turn.rounds >= MAX_TOOL_ROUNDS:
@@ -146,15 +157,19 @@ def next_step(
         route = router.route(turn.request, allow_answer=allow_text)
         if route.tool is None:
             return Answer()
-        if allow_text and (judge or builtin_judge()).declines(turn.request):
+        if allow_text and (declines or builtin_decline_judge()).says_yes(turn.request):
             return Decline()
+        if allow_text and (answers or builtin_answer_judge()).says_yes(turn.request):
+            return Answer()
         tool = by_name[route.tool]
     else:
         return Answer()
     examples = router.examples_for(tool.name, turn.request, EXAMPLES_SHOWN)
     sources = [turn.request, feedback] if feedback else [turn.request]
-    shown = {p for e in router.examples_of(tool.name) for p in e.args}  # optional ones offered
+    worked = router.examples_of(tool.name)
+    shown = {p for e in worked for p in e.args}  # optional ones offered
     vocabulary = translation_words(examples)  # measured: all examples' words invite "ls -l"
-    grammar = arguments_grammar(tool, sources, vocabulary, optional=shown)
+    shapes = value_shapes(tool, worked)
+    grammar = arguments_grammar(tool, sources, vocabulary, optional=shown, shapes=shapes)
     prompt = arguments_prompt(tool, examples, turn.request, feedback, optional=shown)
     return Call(tool, prompt, grammar)

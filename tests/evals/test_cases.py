@@ -17,7 +17,8 @@ from tests.helpers import make_deps
 
 CASES_FILE = ROOT / "evals" / "tool_calling.jsonl"
 HELD_OUT_FILES = [
-    ROOT / "evals" / f / "tool_calling.jsonl" for f in ("held_out", "held_out_b", "held_out_c")
+    ROOT / "evals" / f / "tool_calling.jsonl"
+    for f in ("held_out", "held_out_b", "held_out_c", "held_out_d")
 ]
 
 

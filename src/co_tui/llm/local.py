@@ -188,13 +188,13 @@ class LocalModel(WrapperModel):
     def __init__(self, spec: LocalServerSpec, settings: ModelSettings | None = None) -> None:
         from pydantic_ai.models.openai import OpenAIChatModel
         from pydantic_ai.profiles.openai import OpenAIModelProfile
-        from pydantic_ai.providers.openai import OpenAIProvider
 
+        from co_tui.llm.openai_chunks import ValidatingOpenAIProvider
         from co_tui.llm.openai_stream_text import install_linear_stream_text
 
         install_linear_stream_text()
         # Port and key are only known once the server runs; ensure_started() fills them in.
-        provider = OpenAIProvider(base_url="http://127.0.0.1:9/v1", api_key="not-started")
+        provider = ValidatingOpenAIProvider(base_url="http://127.0.0.1:9/v1", api_key="not-started")
         # llama.cpp's server ignores `max_completion_tokens`: send the cap as `max_tokens`.
         profile = OpenAIModelProfile(
             **STREAMS_MUST_FINISH, openai_chat_supports_max_completion_tokens=False

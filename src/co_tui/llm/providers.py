@@ -61,12 +61,12 @@ def provider_timeout(settings: Settings) -> Any:
 
 def _openai_compatible(name: str, base_url: str, api_key: str, settings: Settings) -> Model:
     from pydantic_ai.models.openai import OpenAIChatModel
-    from pydantic_ai.providers.openai import OpenAIProvider
 
+    from co_tui.llm.openai_chunks import ValidatingOpenAIProvider
     from co_tui.llm.openai_stream_text import install_linear_stream_text
 
     install_linear_stream_text()
-    provider = OpenAIProvider(base_url=base_url, api_key=api_key)
+    provider = ValidatingOpenAIProvider(base_url=base_url, api_key=api_key)
     model_settings = _model_settings(settings, provider_timeout(settings))
     return OpenAIChatModel(
         name, provider=provider, profile=STREAMS_MUST_FINISH, settings=model_settings

@@ -233,7 +233,10 @@ class _Grammar:
             return "( " + " | ".join(_lit(json.dumps(v)) for v in choices) + " )"
         kind = _schema_type(schema)
         if kind == "string":
-            found = [w for s in sources for w in shaped(s, shape)] if shape else []
+            # A command is taken as written from the user's own words only (sources[0]),
+            # never from a tool's message: a hostile error could otherwise dictate it.
+            searched = sources[:1] if shape is CODE else sources
+            found = [w for s in searched for w in shaped(s, shape)] if shape else []
             if found:
                 return self.choice(found)
             text = self.composed(vocabulary, sources) if vocabulary else self.span(sources)

@@ -7,14 +7,19 @@ Without it they skip locally, with the install command as the reason; under CI
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
+from pydantic_ai.messages import ModelMessage, ModelRequest
+from pydantic_ai.models import ModelRequestParameters, StreamedResponse
 
 from co_tui.config import Settings
-from co_tui.llm import local, local_server
+from co_tui.llm import local, local_server, resolve_model
 from tests.helpers import engine_unavailable
+from tests.servers.fake_openai import serve, text
 
 
 def missing_extra_reason() -> str | None:
@@ -58,3 +63,21 @@ def process_gone(pid: int) -> bool:
     except OSError:
         return True
     return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+@asynccontextmanager
+async def streamed_through_openai(answer: str, chunks: int) -> AsyncIterator[StreamedResponse]:
+    """`answer`, sent in `chunks` by the fake server, streamed through co-tui's OpenAI model;
+    yields the stream once it is read to its end."""
+    with serve([text(answer, chunks=chunks)]) as server:
+        settings = Settings(
+            llm_provider="openai",
+            openai_base_url=f"{server.url}/v1",
+            openai_api_key=SecretStr("sk-test"),
+        )
+        model = resolve_model(settings).model
+        messages: list[ModelMessage] = [ModelRequest.user_text_prompt("hi")]
+        async with model.request_stream(messages, None, ModelRequestParameters()) as stream:
+            async for _ in stream:
+                pass
+            yield stream

@@ -10,14 +10,9 @@ import openai._base_client
 import pytest
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletionChunk
-from pydantic import SecretStr
-from pydantic_ai.messages import ModelMessage, ModelRequest
-from pydantic_ai.models import ModelRequestParameters
 
-from co_tui.config import Settings
-from co_tui.llm import resolve_model
 from co_tui.llm.openai_chunks import ValidatingOpenAI
-from tests.servers.fake_openai import serve, text
+from tests.llm.conftest import streamed_through_openai
 
 
 def chunk(delta: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -124,17 +119,7 @@ async def test_a_streamed_answer_arrives_whole_without_constructing_a_chunk(
     constructed: list[object],
 ) -> None:
     answer = "".join(f"word{n} " for n in range(500))
-    with serve([text(answer, chunks=500)]) as server:
-        settings = Settings(
-            llm_provider="openai",
-            openai_base_url=f"{server.url}/v1",
-            openai_api_key=SecretStr("sk-test"),
-        )
-        model = resolve_model(settings).model
-        messages: list[ModelMessage] = [ModelRequest.user_text_prompt("hi")]
-        async with model.request_stream(messages, None, ModelRequestParameters()) as stream:
-            async for _ in stream:
-                pass
+    async with streamed_through_openai(answer, chunks=500) as stream:
         response = stream.get()
     assert response.text == answer
     assert not constructed

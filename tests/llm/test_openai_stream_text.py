@@ -6,15 +6,10 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from pydantic import SecretStr
-from pydantic_ai.messages import ModelMessage, ModelRequest
-from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.openai import OpenAIStreamedResponse
 
-from co_tui.config import Settings
-from co_tui.llm import resolve_model
 from co_tui.llm.openai_stream_text import TextSoFar
-from tests.servers.fake_openai import serve, text
+from tests.llm.conftest import streamed_through_openai
 
 
 def test_upstream_still_concatenates_the_attribute() -> None:
@@ -27,19 +22,9 @@ def test_upstream_still_concatenates_the_attribute() -> None:
 @pytest.mark.usefixtures("allow_model_requests")
 async def test_a_many_chunk_answer_arrives_whole_and_is_kept_whole() -> None:
     answer = "".join(f"line {n}: {'x' * 90}\n" for n in range(2000))
-    with serve([text(answer, chunks=2000)]) as server:
-        settings = Settings(
-            llm_provider="openai",
-            openai_base_url=f"{server.url}/v1",
-            openai_api_key=SecretStr("sk-test"),
-        )
-        model = resolve_model(settings).model
-        messages: list[ModelMessage] = [ModelRequest.user_text_prompt("hi")]
-        async with model.request_stream(messages, None, ModelRequestParameters()) as stream:
-            async for _ in stream:
-                pass
-            response = stream.get()
-            kept = stream._raw_text_content  # type: ignore[attr-defined]
+    async with streamed_through_openai(answer, chunks=2000) as stream:
+        response = stream.get()
+        kept = stream._raw_text_content  # type: ignore[attr-defined]
     assert response.text == answer
     assert isinstance(kept, TextSoFar)
     assert kept == answer

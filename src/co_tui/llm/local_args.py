@@ -41,10 +41,11 @@ MAX_COMPOSED_WORDS = 12
 _EDGE_OPEN = "'\"`([{<"
 _EDGE_CLOSE = "'\"`)]}>.,;:!?"
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
-VALUE_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    *SHAPES,
-    ("<#name>", re.compile(r"(?<![\w#])#[a-z][\w-]*", re.IGNORECASE)),
-    ("<hyphenated>", re.compile(r"(?<![\w-])[a-z]\w*(?:-[a-z0-9]\w*)+", re.IGNORECASE)),
+DESCRIBED_SHAPES = tuple(pattern for _, pattern in SHAPES)  # URL, email address, file name
+VALUE_SHAPES = (
+    *DESCRIBED_SHAPES,
+    re.compile(r"(?<![\w#])#[a-z][\w-]*", re.IGNORECASE),  # a #name
+    re.compile(r"(?<![\w-])[a-z]\w*(?:-[a-z0-9]\w*)+", re.IGNORECASE),  # a hyphenated-name
 )
 # A parameter whose worked values are not copied from their requests (a shell command for a
 # request in words) takes a part of the request in backticks, as written, when there is one.
@@ -122,9 +123,9 @@ def value_shapes(tool: ToolDefinition, examples: Iterable[Example]) -> dict[str,
             continue
         values = given.get(name)
         if values:
-            fitting = [s for _, s in VALUE_SHAPES if all(s.fullmatch(v) for v in values)]
+            fitting = [s for s in VALUE_SHAPES if all(s.fullmatch(v) for v in values)]
         else:
-            fitting = [s for _, s in SHAPES if s.search(str(prop.get("description") or ""))]
+            fitting = [s for s in DESCRIBED_SHAPES if s.search(str(prop.get("description") or ""))]
         if fitting:
             out[name] = fitting[0]
     return out
@@ -213,7 +214,7 @@ class _Grammar:
         found = [w for source in sources for w in words(source)[:MAX_SOURCE_WORDS] if w]
         pool = dict.fromkeys([*vocabulary, *found])
         word = self.name("word")
-        literals = (_lit(json.dumps(w, ensure_ascii=False)[1:-1]) for w in pool)
+        literals = (self._literal(w) for w in pool)
         self.rules.append(f"{word} ::= " + " | ".join(literals))
         rule = self.name("composed")
         self.rules.append(f'{rule} ::= {word} ( " " {word} ){{0,{MAX_COMPOSED_WORDS - 1}}}')

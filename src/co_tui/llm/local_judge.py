@@ -72,11 +72,14 @@ class WordJudge:
         return self.score(request) > self.above
 
 
-def _labelled(name: str, label: str) -> tuple[list[str], list[str]]:
-    """The requests of a data file labelled true, then those labelled false."""
+@cache
+def _labelled(name: str, label: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The requests of a data file labelled true, then those labelled false (read once: both
+    judges learn from local_judgements.jsonl)."""
     text = files("co_tui.llm").joinpath(name).read_text(encoding="utf-8")
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    return [r["request"] for r in rows if r[label]], [r["request"] for r in rows if not r[label]]
+    yes = tuple(r["request"] for r in rows if r[label])
+    return yes, tuple(r["request"] for r in rows if not r[label])
 
 
 @cache

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import pydantic
@@ -29,16 +30,18 @@ from openai._types import ModelBuilderProtocol
 from pydantic_ai.providers.openai import OpenAIProvider
 
 
+@cache
+def _validates(cast_to: type) -> bool:
+    """Whether a response of this class may be validated: an SDK model that does not build
+    itself. Decided once per class: the protocol check alone costs half a validation."""
+    return issubclass(cast_to, OpenAIModel) and not issubclass(cast_to, ModelBuilderProtocol)
+
+
 class ValidatingOpenAI(AsyncOpenAI):
     """An AsyncOpenAI that validates well-formed responses instead of constructing them."""
 
     def _process_response_data(self, *, data: object, cast_to: Any, response: Any) -> Any:
-        if (
-            isinstance(data, dict)
-            and inspect.isclass(cast_to)
-            and issubclass(cast_to, OpenAIModel)
-            and not issubclass(cast_to, ModelBuilderProtocol)
-        ):
+        if isinstance(data, dict) and inspect.isclass(cast_to) and _validates(cast_to):
             try:
                 return cast_to.model_validate(data)
             except pydantic.ValidationError:

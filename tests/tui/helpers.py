@@ -102,6 +102,18 @@ async def wait_until(
         await pilot.pause(0.01)
 
 
+async def picker_settled(pilot: Any, app: CoApp) -> None:
+    """Wait until the @ picker is open on the matches of what the prompt holds now: it lists
+    and ranks in threads, so it can show an earlier query's matches for a moment."""
+
+    def settled() -> bool:
+        picker = app.chat.picker
+        working = [w for w in app.workers if w.node is picker and not w.is_finished]
+        return picker.open and not working
+
+    await wait_until(pilot, settled, "the @ picker to show the matches of the last key")
+
+
 async def drawn(pilot: Any, app: CoApp) -> None:
     """Wait until the transcript has handled every message posted to it so far."""
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()

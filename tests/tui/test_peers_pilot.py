@@ -18,6 +18,7 @@ from tests.tui.helpers import (
     SIZE,
     approval_dialog,
     make_app,
+    picker_settled,
     settle,
     shell_then_text,
     text_stream,
@@ -194,7 +195,7 @@ async def test_at_opens_a_fuzzy_picker_and_enter_inserts_the_path(tmp_path: Path
         assert await app.wait_ready()
         await pilot.press(*"explain @sapp")
         picker = app.chat.picker
-        await wait_until(pilot, lambda: picker.open, "the @ picker to open")
+        await picker_settled(pilot, app)
         assert shown(app)[0] == "src/app.py"
         assert "docs/api.md" not in shown(app)
         await pilot.press("down", "up", "enter")

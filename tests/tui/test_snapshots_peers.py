@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.config import Settings
-from tests.tui.helpers import make_app, text_stream, wait_until
+from tests.tui.helpers import make_app, picker_settled, text_stream
 
 SIZE = (100, 30)
 FILES = (
@@ -37,7 +37,7 @@ def test_at_picker_with_fuzzy_results(snap_compare: Any, tmp_path: Path) -> None
         pilot.app.chat.prompt.cursor_blink = False
         assert await pilot.app.wait_ready()  # the picker lists the session's workspace
         await pilot.press(*"what does @app")
-        await wait_until(pilot, lambda: pilot.app.chat.picker.open, "the @ picker to open")
+        await picker_settled(pilot, pilot.app)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

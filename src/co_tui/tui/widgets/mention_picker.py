@@ -109,7 +109,8 @@ class MentionPicker(OptionList):
     def _list_candidates(self) -> None:
         files = [Candidate(p, False) for p in workspace_files(self.workspace)]
         notes = [Candidate(p, True) for p in vault_notes(self.vault)]
-        self.app.call_from_thread(self._listed, files + notes)
+        if not get_current_worker().is_cancelled:  # a newer listing was started meanwhile
+            self.app.call_from_thread(self._listed, files + notes)
 
     def _listed(self, candidates: list[Candidate]) -> None:
         self._candidates = candidates

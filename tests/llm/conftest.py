@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
-from pydantic_ai.messages import ModelMessage, ModelRequest
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponseStreamEvent
 from pydantic_ai.models import ModelRequestParameters, StreamedResponse
 
 from co_tui.config import Settings
@@ -66,10 +66,17 @@ def process_gone(pid: int) -> bool:
 
 
 @asynccontextmanager
-async def streamed_through_openai(answer: str, chunks: int) -> AsyncIterator[StreamedResponse]:
-    """`answer`, sent in `chunks` by the fake server, streamed through co-tui's OpenAI model;
-    yields the stream once it is read to its end."""
-    with serve([text(answer, chunks=chunks)]) as server:
+async def streamed_through_openai(
+    answer: str,
+    chunks: int,
+    *,
+    burst: bool = False,
+    events: list[ModelResponseStreamEvent] | None = None,
+) -> AsyncIterator[StreamedResponse]:
+    """`answer`, sent in `chunks` by the fake server (all in one write with `burst`),
+    streamed through co-tui's OpenAI model; yields the stream once it is read to its end,
+    after adding what it streamed to `events`."""
+    with serve([text(answer, chunks=chunks, burst=burst)]) as server:
         settings = Settings(
             llm_provider="openai",
             openai_base_url=f"{server.url}/v1",
@@ -78,6 +85,7 @@ async def streamed_through_openai(answer: str, chunks: int) -> AsyncIterator[Str
         model = resolve_model(settings).model
         messages: list[ModelMessage] = [ModelRequest.user_text_prompt("hi")]
         async with model.request_stream(messages, None, ModelRequestParameters()) as stream:
-            async for _ in stream:
-                pass
+            streamed = [event async for event in stream]
+            if events is not None:
+                events.extend(streamed)
             yield stream

@@ -32,6 +32,7 @@ class Reply:
     error_body: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0  # pause between stream chunks
+    burst: bool = False  # the whole stream in one write: the client reads many chunks at once
     stall_before_s: float = 0.0  # silence after the request, before any header
     stall_after_first_s: float = 0.0  # silence after the first streamed chunk
     # Faults in the stream itself (kinds in FAULTS; see _send_fault):
@@ -39,8 +40,8 @@ class Reply:
     garbage: str = ""  # kind garbage: the `data:` payload that is not a chunk
 
 
-def text(answer: str, chunks: int = 3, delay_s: float = 0.0) -> Reply:
-    return Reply("text", text=answer, chunks=chunks, delay_s=delay_s)
+def text(answer: str, chunks: int = 3, delay_s: float = 0.0, burst: bool = False) -> Reply:
+    return Reply("text", text=answer, chunks=chunks, delay_s=delay_s, burst=burst)
 
 
 def stall_before_headers(seconds: float, answer: str = "Too late.") -> Reply:
@@ -174,20 +175,31 @@ class FakeOpenAIServer(LoopbackServer):
                 failing = reply.kind == "stream_error"
                 chunks = _partial_then_error(reply, model) if failing else _chunks(reply, model)
                 try:
-                    for n, chunk in enumerate(chunks):
-                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                        self.wfile.flush()
-                        if reply.delay_s:
-                            time.sleep(reply.delay_s)
-                        if n == 1:  # the role chunk, then the first words: then silence
-                            time.sleep(reply.stall_after_first_s)
+                    if reply.burst:
+                        self.wfile.write(b"".join(map(_event, chunks)))
+                    else:
+                        self._trickle(reply, chunks)
                     if not failing:
                         self.wfile.write(b"data: [DONE]\n\n")
                         self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up waiting: what a stalled provider is for
 
+            def _trickle(self, reply: Reply, chunks: Iterator[dict[str, Any]]) -> None:
+                """One write per chunk, with the reply's pauses."""
+                for n, chunk in enumerate(chunks):
+                    self.wfile.write(_event(chunk))
+                    self.wfile.flush()
+                    if reply.delay_s:
+                        time.sleep(reply.delay_s)
+                    if n == 1:  # the role chunk, then the first words: then silence
+                        time.sleep(reply.stall_after_first_s)
+
         return Handler
+
+
+def _event(chunk: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
 def _split(s: str, n: int) -> list[str]:

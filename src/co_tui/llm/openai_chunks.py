@@ -29,6 +29,8 @@ from openai._models import BaseModel as OpenAIModel
 from openai._types import ModelBuilderProtocol
 from pydantic_ai.providers.openai import OpenAIProvider
 
+from co_tui.llm.openai_sse import CoalescingSSEDecoder
+
 
 @cache
 def _validates(cast_to: type) -> bool:
@@ -38,7 +40,11 @@ def _validates(cast_to: type) -> bool:
 
 
 class ValidatingOpenAI(AsyncOpenAI):
-    """An AsyncOpenAI that validates well-formed responses instead of constructing them."""
+    """An AsyncOpenAI that validates well-formed responses instead of constructing them, and
+    reads a stream's text chunks that arrive together as one (co_tui/llm/openai_sse.py)."""
+
+    def _make_sse_decoder(self) -> CoalescingSSEDecoder:
+        return CoalescingSSEDecoder()
 
     def _process_response_data(self, *, data: object, cast_to: Any, response: Any) -> Any:
         if isinstance(data, dict) and inspect.isclass(cast_to) and _validates(cast_to):

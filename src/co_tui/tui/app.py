@@ -170,9 +170,10 @@ class CoApp(App[None]):
             await self._load_custom_commands()
             loaded = await self._open_stored()
             await asyncio.to_thread(session.build)
-            # The answers' Markdown renderer, loaded here off the UI thread, after the first
-            # frame: the first answer does not pay for it.
-            await asyncio.to_thread(importlib.import_module, "co_tui.tui.markdown")
+            # The answers' Markdown renderer, loaded and used once here off the UI thread,
+            # after the first frame: the first answer does not pay for either.
+            markdown = await asyncio.to_thread(importlib.import_module, "co_tui.tui.markdown")
+            await asyncio.to_thread(markdown.warm_up)
             assert session.deps is not None
             self.chat.picker.workspace = session.deps.workspace  # where @ mentions are listed
             self.chat.picker.vault = session.deps.obsidian_vault_path

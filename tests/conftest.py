@@ -82,6 +82,17 @@ def snapshots_in_top_level_folder(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def idle_collections_out_of_the_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An app collects garbage 0.2 s after a turn. In one long test process that collection
+    walks what every earlier test left (0.5 s here, against 8-20 ms in co-tui's own
+    process), and the stall shifts when a snapshot is taken: the app tests leave it to
+    tests/tui/test_idle_gc.py, which sets its own delay."""
+    from co_tui.tui import idle_gc
+
+    monkeypatch.setattr(idle_gc, "IDLE_S", 60.0)
+
+
+@pytest.fixture(autouse=True)
 def no_telemetry_leaks_between_tests() -> Iterator[None]:
     """Telemetry is installed once per process; an app test that starts it (with that test's
     data dir) must not hand it to the next test."""

@@ -58,15 +58,15 @@ def runs(events: list[ServerSentEvent]) -> list[tuple[str, str]]:
 
 
 def without_text(sse: ServerSentEvent) -> tuple[str, str]:
-    fields = (sse.event, sse.id, sse.retry)
+    meta = (sse.event, sse.id, sse.retry)
     try:
         payload = json.loads(sse.data)
         delta = payload["choices"][0]["delta"]
         (field,) = [f for f in TEXT_FIELDS if isinstance(delta.get(f), str)]
     except (ValueError, LookupError, TypeError, AttributeError):
-        return json.dumps([fields, sse.data]), ""
+        return json.dumps([meta, sse.data]), ""
     text, delta[field] = delta[field], ""
-    return json.dumps([fields, field, payload], sort_keys=True), text
+    return json.dumps([meta, field, payload], sort_keys=True), text
 
 
 def split(stream: bytes, cuts: list[int]) -> list[bytes]:

@@ -53,32 +53,23 @@ class CoalescingSSEDecoder(SSEDecoder):
 
 class _TextChunk:
     """A chunk whose only news is a piece of text in one field of its one choice's delta,
-    and the chunks after it that differ from it in their text alone."""
+    held with that text taken out, and the texts of the chunks joined to it."""
 
     __slots__ = ("data", "delta", "field", "source", "texts")
 
     def __init__(self, source: ServerSentEvent, data: dict[str, Any], field: str) -> None:
         self.source = source
-        self.data = data
+        self.data = data  # with the text taken out: what a neighbour must equal
         self.delta: dict[str, Any] = data["choices"][0]["delta"]
         self.field = field
         self.texts: list[str] = [self.delta[field]]
+        self.delta[field] = ""
 
     def takes(self, other: _TextChunk) -> bool:
-        """Join `other` to this run when it differs from the run's first chunk in its text
-        alone; say whether it was joined."""
-        if other.field != self.field or other.data.keys() != self.data.keys():
+        """Join `other` when it differs from this run in its text alone; say whether it did."""
+        if other.field != self.field or other.data != self.data:
             return False
-        if any(other.data[k] != self.data[k] for k in self.data if k != "choices"):
-            return False
-        mine, theirs = self.data["choices"][0], other.data["choices"][0]
-        if any(theirs.get(k) != mine.get(k) for k in mine.keys() | theirs.keys() if k != "delta"):
-            return False
-        if other.delta.keys() != self.delta.keys() or any(
-            other.delta[k] != self.delta[k] for k in self.delta if k != self.field
-        ):
-            return False
-        self.texts.append(other.texts[0])
+        self.texts.extend(other.texts)
         return True
 
     def event(self) -> ServerSentEvent:

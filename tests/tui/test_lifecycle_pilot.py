@@ -113,36 +113,6 @@ def test_quitting_before_the_session_loaded_does_not_load_the_model_libraries(
     assert lines == ["None", "model libraries loaded: False"]
 
 
-FIRST_ANSWER_PAID_FOR = """
-import asyncio, sys
-from pathlib import Path
-from pygments.lexers.python import PythonLexer
-from tests.tui.helpers import make_app, text_stream
-
-async def main():
-    app = make_app(text_stream("x"), Path(sys.argv[1]))
-    async with app.run_test(size=(100, 30)):
-        print("python lexer compiled at start:", "_tokens" in PythonLexer.__dict__)
-        assert await app.wait_ready()
-        print("python lexer compiled once ready:", "_tokens" in PythonLexer.__dict__)
-
-asyncio.run(main())
-"""
-
-
-def test_the_renderer_is_warmed_up_before_the_first_answer(tmp_path: Path) -> None:
-    """A code block's lexer compiles its expressions when first used: the app pays for that
-    while idle after loading, not in the first answer (first 2k-token answer, 3 runs in
-    tmux: 0.53-0.63 s before, 0.45-0.54 s after)."""
-    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
-    repo = Path(__file__).resolve().parents[2]
-    lines = run_python(FIRST_ANSWER_PAID_FOR, str(tmp_path), env=env, cwd=repo)
-    assert lines == [
-        "python lexer compiled at start: False",
-        "python lexer compiled once ready: True",
-    ]
-
-
 async def test_deleting_the_open_session_starts_a_new_one_and_sticks(tmp_path: Path) -> None:
     app = make_app(text_stream("an answer"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:

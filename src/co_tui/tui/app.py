@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 import time
 from pathlib import Path
@@ -77,13 +78,6 @@ def css_paths() -> list[Path]:
         if candidate.is_dir():
             return sorted(candidate.glob("*.tcss"))
     return []
-
-
-def _warm_up_markdown() -> None:
-    """Import the answers' renderer and render a sample with it (run in a thread)."""
-    from co_tui.tui.markdown import warm_up
-
-    warm_up()
 
 
 class CoApp(App[None]):
@@ -176,9 +170,9 @@ class CoApp(App[None]):
             await self._load_custom_commands()
             loaded = await self._open_stored()
             await asyncio.to_thread(session.build)
-            # The answers' Markdown renderer, loaded and used once here off the UI thread,
-            # after the first frame: the first answer does not pay for either.
-            await asyncio.to_thread(_warm_up_markdown)
+            # The answers' Markdown renderer, loaded here off the UI thread, after the first
+            # frame: the first answer does not pay for it.
+            await asyncio.to_thread(importlib.import_module, "co_tui.tui.markdown")
             assert session.deps is not None
             self.chat.picker.workspace = session.deps.workspace  # where @ mentions are listed
             self.chat.picker.vault = session.deps.obsidian_vault_path

@@ -8,7 +8,6 @@ that wrap instead of being cut.
 
 from __future__ import annotations
 
-import io
 from typing import ClassVar
 
 from markdown_it.token import Token
@@ -128,39 +127,3 @@ class TranscriptMarkdown(Markdown):
         # Model output can carry escape sequences (from a web page, a file): shown, not run.
         super().__init__(visible(text, keep="\n\t"), code_theme="monokai", hyperlinks=True)
         _show_link_addresses(self.parsed)
-
-
-# Code blocks in the languages answers show most: each Pygments lexer compiles its regular
-# expressions the first time it is used (Python's took 13% of the main thread in the first
-# 2k-token answer, profiled), so the first answer with one would pay for it.
-WARM_UP_SAMPLE = """# A heading
-
-Some *text* with `code`, a [link](https://example.org) and a list:
-
-1. one
-2. two
-
-| a | b |
-|---|---|
-| 1 | 2 |
-
-```python
-def f(x: int) -> int:
-    return x * 2
-```
-
-```bash
-ls -la | grep x
-```
-
-```json
-{"a": [1, 2]}
-```
-"""
-
-
-def warm_up() -> None:
-    """Render a sample answer to nowhere: first-use costs (lexers, parser rules, styles) are
-    paid now, off the UI thread, instead of by the first answer."""
-    console = Console(file=io.StringIO(), width=80, color_system="truecolor")
-    console.print(TranscriptMarkdown(WARM_UP_SAMPLE))

@@ -1,8 +1,8 @@
 """One streamed answer in the transcript.
 
-Streaming cost stays flat: finished blocks become `Static(rich Markdown)` and only the
-unfinished tail is rendered again. Deltas are buffered and applied at most every
-FLUSH_INTERVAL by one pump task per message.
+Streaming cost stays flat: finished blocks are rendered once into lines (RenderedLines) and
+only the unfinished tail is rendered again, as the same widget's last lines. Deltas are
+buffered and applied at most every FLUSH_INTERVAL by one pump task per message.
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ import asyncio
 import contextlib
 from functools import partial
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.containers import Vertical
-from textual.widgets import Static
 
 from co_tui.tui.streaming import COMMIT_CHARS, split_finished
 from co_tui.tui.widgets.items import Note, TranscriptItem, WidgetFactory, markdown, markdown_item
@@ -30,8 +29,7 @@ class AssistantMessage(Vertical, TranscriptItem):
         super().__init__(classes="assistant-message")
         self._pending: list[str] = []
         self._parts: list[str] = []  # the whole answer, for copy and for freezing
-        self._live_text = ""
-        self._live: Static | None = None
+        self._live_text = ""  # the unfinished tail, shown after the committed blocks
         self._committed = RenderedLines(classes="md-blocks")
         self._wakeup = asyncio.Event()
         self._finished = asyncio.Event()
@@ -50,9 +48,7 @@ class AssistantMessage(Vertical, TranscriptItem):
         return self._settled
 
     def compose(self):  # type: ignore[no-untyped-def]
-        self._live = Static("", classes="live-tail")
         yield self._committed
-        yield self._live
 
     def on_mount(self) -> None:
         self.run_worker(self._pump(), group="pump", exit_on_error=False)
@@ -101,7 +97,6 @@ class AssistantMessage(Vertical, TranscriptItem):
             self._done.set()
 
     async def _apply(self, chunk: str, final: bool) -> None:
-        assert self._live is not None
         text = self._live_text + chunk
         finished, reopen, rest = split_finished(text)
         if finished and (len(finished) >= COMMIT_CHARS or reopen):
@@ -110,26 +105,29 @@ class AssistantMessage(Vertical, TranscriptItem):
         else:
             self._live_text = text
         if not final:
-            self._live.update(markdown(self._live_text))
+            self._committed.set_tail(self._block(self._live_text) if self._live_text else None)
 
     async def _settle(self) -> None:
-        """The answer is over: the live tail becomes a cheap renderable too."""
-        assert self._live is not None
+        """The answer is over: the tail becomes a committed block, in the same lines."""
         tail = self._live_text
         if tail.strip():
-            self._commit(tail)
-        if self.interrupted:
-            await self.mount(Note("interrupted", "warning"), before=self._live)
-        await self._live.remove()
+            self._commit(tail, replacing_tail=True)
+        else:
+            self._committed.set_tail(None)
         self._live_text = ""
+        if self.interrupted:
+            await self.mount(Note("interrupted", "warning"))
         if not self.text.strip() and not self.interrupted:
             self.display = False
 
-    def _commit(self, text: str) -> None:
+    def _commit(self, text: str, *, replacing_tail: bool = False) -> None:
+        self._committed.add(self._block(text), replacing_tail=replacing_tail)
+        self.committed_blocks += 1
+
+    def _block(self, text: str) -> RenderableType:
         block = markdown(text)
         # Separately rendered chunks need the blank line Markdown puts between blocks.
-        self._committed.add(Group(Text(""), block) if self.committed_blocks else block)
-        self.committed_blocks += 1
+        return Group(Text(""), block) if self.committed_blocks else block
 
     def archived(self) -> WidgetFactory:
         return partial(markdown_item, self.text)

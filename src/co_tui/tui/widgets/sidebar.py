@@ -22,6 +22,7 @@ from co_tui.tui.messages import ShowEvent
 from co_tui.tui.tool_status import WAITING, glyph, style
 from co_tui.tui.visible_text import one_line, visible_text
 from co_tui.tui.widgets.decision import decision_words
+from co_tui.tui.widgets.readout import Readout
 from co_tui.tui.widgets.subagents import SubagentPanel
 from co_tui.visible import visible
 
@@ -53,9 +54,9 @@ class Sidebar(VerticalScroll):
         self._flush_timer: Timer | None = None
         self._tools: dict[str, ToolRow] = {}
         self._usage_text = Text("no tokens yet", style="dim")
-        self._thinking_view = Static(Text("", style="dim italic"), classes="sb-thinking")
-        self._tools_view = Static(Text("none", style="dim"), classes="sb-tools")
-        self._usage_view = Static(self._usage_text, classes="sb-usage")
+        self._thinking_view = Readout(Text("", style="dim italic"), classes="sb-thinking")
+        self._tools_view = Readout(Text("none", style="dim"), classes="sb-tools")
+        self._usage_view = Readout(self._usage_text, classes="sb-usage")
         self._subagents_view = SubagentPanel(classes="sb-subagents")
         self._thinking_title = Static("Thinking", classes="sb-title")
         self._subagents_title = Static("Sub-agents", classes="sb-title")
@@ -253,7 +254,8 @@ class Sidebar(VerticalScroll):
         usage = self._usage
         text = Text()
         if usage is None:
-            text.append("turn    none yet\n", style="dim")
+            # As many lines as a turn's usage: a new turn repaints, it does not lay out.
+            text.append("turn    none yet\n        0 requests\n", style="dim")
         else:
             text.append(f"turn    {usage.input_tokens:,} in / {usage.output_tokens:,} out\n")
             text.append(f"        {usage.requests} request(s)\n", style="dim")

@@ -18,6 +18,7 @@ from textual.widgets import Collapsible, Static
 from co_tui.tui.tool_status import glyph, style
 from co_tui.tui.visible_text import one_line, visible_text
 from co_tui.tui.widgets.items import TranscriptItem, WidgetFactory
+from co_tui.tui.widgets.readout import Readout
 
 RESULT_COLLAPSE_LINES = 12
 
@@ -42,7 +43,7 @@ class ToolCallBlock(Vertical, TranscriptItem):
         self.key_arg = key_arg
         self.status = status
         self.duration_s = duration_s
-        self._line = Static(self._line_text(), classes="tool-line", markup=False)
+        self._line = Readout(self._line_text(), classes="tool-line", markup=False)
         self._result = result
         self._composed = False
 

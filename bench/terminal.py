@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from pathlib import Path
 
 TICKS = os.sysconf("SC_CLK_TCK")
 POLL_S = 0.005
+EXIT_WAIT_S = 15.0
 
 
 class Terminal:
@@ -75,5 +77,25 @@ class Terminal:
         raise RuntimeError("no VmRSS")
 
     def close(self) -> None:
+        """End the terminal and wait until its program has exited (SIGHUP; SIGKILL after
+        EXIT_WAIT_S): a program still saving and exiting would take CPU from the next one."""
+        pid, self.pid = self.pid, 0
         self._tmux("kill-server")
-        self.pid = 0
+        if not pid:
+            return
+        deadline = time.monotonic() + EXIT_WAIT_S
+        while Path(f"/proc/{pid}").exists() and _state(pid) != "Z":
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                raise RuntimeError(
+                    f"the program (pid {pid}) did not exit {EXIT_WAIT_S:g}s after SIGHUP"
+                )
+            time.sleep(POLL_S)
+
+
+def _state(pid: int) -> str:
+    """The process state letter from /proc (Z: exited, waiting for its parent to reap it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return "Z"

@@ -21,7 +21,6 @@ import contextlib
 import os
 import selectors
 import signal
-import time
 from codecs import getincrementaldecoder
 from typing import Any, TextIO
 
@@ -66,8 +65,9 @@ class HangupSafeDriver(LinuxDriver):
             terminal_gone = self._read_until_stopped()
         except OSError:  # the terminal hung up: nothing more to read
             terminal_gone = True
-        if terminal_gone:
-            time.sleep(HANGUP_GRACE_S)
+        # A real SIGHUP usually follows: the app then stops, disabling input, and no one waits
+        # out the grace period (a process that lingers after its terminal closed).
+        if terminal_gone and not self.exit_event.wait(HANGUP_GRACE_S):
             os.kill(os.getpid(), signal.SIGHUP)  # ends the app as a hangup does (signals.py)
 
     def _read_until_stopped(self) -> bool:

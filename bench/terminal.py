@@ -3,6 +3,7 @@ program's CPU time and memory from /proc. Used by p8 to time co-tui as a user se
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import signal
@@ -84,9 +85,10 @@ class Terminal:
         if not pid:
             return
         deadline = time.monotonic() + EXIT_WAIT_S
-        while Path(f"/proc/{pid}").exists() and _state(pid) != "Z":
+        while _state(pid) != "Z":
             if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
                 raise RuntimeError(
                     f"the program (pid {pid}) did not exit {EXIT_WAIT_S:g}s after SIGHUP"
                 )
@@ -94,8 +96,8 @@ class Terminal:
 
 
 def _state(pid: int) -> str:
-    """The process state letter from /proc (Z: exited, waiting for its parent to reap it)."""
+    """The process state letter from /proc; "Z" once it has exited (reaped or not)."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError, IndexError):
+    except FileNotFoundError:
         return "Z"

@@ -93,5 +93,6 @@ class IdleCollector:
         self._start_up_next = self._thaw_next = False
         if thaw:
             gc.unfreeze()
-        gc.collect(1 if start_up and not thaw else 2)
+        full = thaw or not start_up  # start-up's little garbage is frozen, not walked for
+        gc.collect(2 if full else 1)
         gc.freeze()

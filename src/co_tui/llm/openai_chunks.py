@@ -30,6 +30,7 @@ from openai._types import ModelBuilderProtocol
 from pydantic_ai.providers.openai import OpenAIProvider
 
 from co_tui.llm.openai_sse import CoalescingSSEDecoder
+from co_tui.llm.openai_transform import install_union_shortcut
 
 
 @cache
@@ -57,7 +58,8 @@ class ValidatingOpenAI(AsyncOpenAI):
 
 class ValidatingOpenAIProvider(OpenAIProvider):
     """pydantic-ai's OpenAIProvider (its HTTP client and its lifecycle unchanged) with a
-    ValidatingOpenAI client."""
+    ValidatingOpenAI client. Its requests' bodies take the SDK's transform with the union
+    shortcut (co_tui/llm/openai_transform.py)."""
 
     def _create_openai_client(
         self,
@@ -67,6 +69,7 @@ class ValidatingOpenAIProvider(OpenAIProvider):
         http_client: Any,
         default_headers: Mapping[str, str] | None = None,
     ) -> AsyncOpenAI:
+        install_union_shortcut()
         client = super()._create_openai_client(
             base_url=base_url,
             api_key=api_key,

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.config import SettingsError, user_settings_path
+from co_tui.config import SettingsError
+from co_tui.paths import user_settings_path
 from co_tui.trust import load_settings
 from tests.file_access import give_away, restricted
 

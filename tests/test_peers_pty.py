@@ -45,16 +45,22 @@ class Terminal:
     def type(self, data: bytes) -> None:
         os.write(self.master, data)
 
+    def ended(self) -> bool:
+        """Whether the program exited (what it wrote read meanwhile: a full pty blocks it)."""
+        self.drain()
+        return self.proc.poll() is not None
+
     def shows(self, needle: bytes, what: str) -> None:
         wait_for(lambda: needle in self.drain(), what, self.proc)
 
 
 @contextmanager
-def co_tui(cwd: Path, env: dict[str, str]) -> Iterator[Terminal]:
+def on_a_pty(argv: list[str], cwd: Path, env: dict[str, str]) -> Iterator[Terminal]:
+    """`argv` started on a 100x30 pseudo-terminal (its controlling terminal), killed after."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     proc = subprocess.Popen(
-        CLI,
+        argv,
         cwd=cwd,
         env={**env, "TERM": "xterm-256color"},
         stdin=slave,
@@ -64,14 +70,19 @@ def co_tui(cwd: Path, env: dict[str, str]) -> Iterator[Terminal]:
         preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
     )
     os.close(slave)
-    terminal = Terminal(proc, master)
     try:
-        terminal.shows(b"subprocess", "the app to load")  # the sandbox in the status bar
-        yield terminal
+        yield Terminal(proc, master)
     finally:
         proc.kill()
         proc.wait(timeout=30)
         os.close(master)
+
+
+@contextmanager
+def co_tui(cwd: Path, env: dict[str, str]) -> Iterator[Terminal]:
+    with on_a_pty(CLI, cwd, env) as terminal:
+        terminal.shows(b"subprocess", "the app to load")  # the sandbox in the status bar
+        yield terminal
 
 
 def test_an_approval_waiting_unfocused_reaches_the_terminal(

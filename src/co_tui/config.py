@@ -29,7 +29,6 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-import platformdirs
 from pydantic import (
     AfterValidator,
     AliasChoices,
@@ -43,20 +42,10 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from co_tui.paths import project_settings_path, user_settings_path
 from co_tui.permissions.rules import RuleError, parse_rule
 
-APP_NAME = "co-tui"
-PROJECT_DIR_NAME = ".co-tui"
-SETTINGS_FILE_NAME = "settings.json"
 ENV_PREFIX = "CO_TUI_"
-
-
-def user_config_dir() -> Path:
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
-
-
-def user_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
 class SettingsError(Exception):
@@ -265,14 +254,6 @@ class Settings(BaseSettings):
         for server in self.mcp_servers.values():
             values.extend(server.env.values())
         return [v for v in values if len(v) >= 4]
-
-
-def project_settings_path(cwd: Path) -> Path:
-    return cwd / PROJECT_DIR_NAME / SETTINGS_FILE_NAME
-
-
-def user_settings_path() -> Path:
-    return user_config_dir() / SETTINGS_FILE_NAME
 
 
 def env_names(field: str) -> list[str]:

@@ -6,8 +6,11 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-EXIT_USAGE = 2
+if TYPE_CHECKING:
+    from co_tui.trust import LoadedSettings
+
 EXIT_ERROR = 1
 
 
@@ -22,20 +25,10 @@ def main() -> None:
     from co_tui.tui.idle_gc import defer_full_collections
 
     defer_full_collections()  # the app collects when idle; start-up would trigger one
-    from co_tui.config import SettingsError
-    from co_tui.trust import load_project_settings
-
-    try:
-        loaded = load_project_settings(Path.cwd())
-    except SettingsError as exc:
-        print(f"co-tui: {exc}", file=sys.stderr)
-        sys.exit(EXIT_USAGE)
-    from co_tui.private_files import protect_data_at_rest
     from co_tui.tui.launch import launch_app
 
-    protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered
     try:
-        code = launch_app(loaded)
+        code = launch_app(load_settings_here)
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:
@@ -47,5 +40,17 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(EXIT_ERROR)
-    if code:  # stopped by a signal: 128 + its number
+    if code:  # 2: settings that could not be loaded; 128 + n: stopped by signal n
         sys.exit(code)
+
+
+def load_settings_here() -> LoadedSettings:
+    """The settings for the working directory, and their files made private: what the app
+    loads right after its first frame, where pydantic and the settings sources no longer
+    delay it. Raises SettingsError."""
+    from co_tui.private_files import protect_data_at_rest
+    from co_tui.trust import load_project_settings
+
+    loaded = load_project_settings(Path.cwd())
+    protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered
+    return loaded

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from co_tui.config import Settings, user_config_dir
+from co_tui.config import Settings
 from co_tui.endpoints import GOOGLE_TOKEN_URI
+from co_tui.paths import user_config_dir
 
 if TYPE_CHECKING:
     from co_tui.deps import CoDeps

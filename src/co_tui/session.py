@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.compaction import ContextWindow
-from co_tui.config import Settings
 from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.frontend import FrontendProtocol, NullFrontend
 from co_tui.pricing import UsageTotals, context_window
@@ -32,6 +31,7 @@ if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after th
     from pydantic_ai.messages import ModelMessage
 
     from co_tui.agent import AgentBundle
+    from co_tui.config import Settings
     from co_tui.deps import CoDeps
     from co_tui.mcp import MCPConnection
     from co_tui.orchestrator.turn import TurnResult

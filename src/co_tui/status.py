@@ -7,14 +7,9 @@ from pathlib import Path
 from typing import Literal
 
 from co_tui import __version__
-from co_tui.config import (
-    Settings,
-    SettingsError,
-    project_settings_path,
-    user_data_dir,
-    user_settings_path,
-)
+from co_tui.config import Settings, SettingsError
 from co_tui.llm.providers import ProviderError, configured_provider, resolve_model
+from co_tui.paths import project_settings_path, user_data_dir, user_settings_path
 from co_tui.sandbox import SandboxChoice, SandboxUnavailable
 
 State = Literal["ok", "warn", "error", "off"]

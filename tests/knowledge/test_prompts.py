@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from co_tui.config import PROJECT_DIR_NAME, Settings, user_config_dir
+from co_tui.config import Settings
+from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
 from co_tui.prompts import assemble_prompt, get_system_prompt
 from co_tui.prompts.assembly import available_personalities
 from co_tui.prompts.tiers import model_tier, parameter_billions

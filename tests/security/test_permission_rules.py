@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from co_tui.config import Permissions, Settings, SettingsError, user_config_dir
+from co_tui.config import Permissions, Settings, SettingsError
 from co_tui.headless import HeadlessFrontend
 from co_tui.orchestrator.frontend import ApprovalAnswer, ApprovalDecision, ApprovalRecord
 from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import DENIED_MESSAGE, run_turn
+from co_tui.paths import user_config_dir
 from co_tui.permissions.matching import ToolCall, covers
 from co_tui.permissions.rules import RuleError, parse_rule
 from co_tui.permissions.ruleset import PermissionRules

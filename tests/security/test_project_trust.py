@@ -24,8 +24,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from rich.console import Console
 
 from co_tui.agent import build_agent
-from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings, user_settings_path
+from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.deps import create_deps
+from co_tui.paths import user_settings_path
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.status import project_trust_rows
 from co_tui.trust import LoadedSettings, load_project_settings

@@ -19,7 +19,8 @@ import pytest
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo
 
-from co_tui.config import Settings, user_config_dir, user_data_dir
+from co_tui.config import Settings
+from co_tui.paths import user_config_dir, user_data_dir
 from co_tui.private_files import protect_data_at_rest
 from co_tui.sessions import SessionStore
 from co_tui.telemetry.store import open_for_writing
@@ -216,11 +217,12 @@ def test_existing_wide_files_are_narrowed_at_start(tmp_path: Path) -> None:
     assert mode(config / "settings.json") == 0o644  # the user's own file: the folder guards it
 
 
-def test_bare_co_tui_protects_the_data_folder_before_the_app_starts(
+def test_bare_co_tui_protects_the_data_folder_before_the_session_starts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`co-tui` alone (the console script, no command-line parser) does what the parser's
-    paths do: the data folder private, the configured secrets known to every writer."""
+    paths do, when the app loads its settings after the first frame: the data folder
+    private, the configured secrets known to every writer."""
     from co_tui import entry
     from co_tui.redaction import shared_redactor
 
@@ -234,7 +236,7 @@ def test_bare_co_tui_protects_the_data_folder_before_the_app_starts(
     monkeypatch.setattr(sys, "argv", ["co-tui"])
     monkeypatch.chdir(workspace(tmp_path))
     launched: list[Any] = []
-    monkeypatch.setattr("co_tui.tui.launch.launch_app", lambda loaded: launched.append(loaded))
+    monkeypatch.setattr("co_tui.tui.launch.launch_app", lambda load: launched.append(load()))
 
     entry.main()
     assert [loaded.settings.openai_api_key.get_secret_value() for loaded in launched] == [

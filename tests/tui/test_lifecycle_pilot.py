@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from co_tui.config import user_data_dir
+from co_tui.paths import user_data_dir
 from co_tui.sessions import SessionStore
 from co_tui.tui.launch import resume_hint
 from co_tui.tui.screens.confirm import ConfirmScreen

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from co_tui.config import user_data_dir
+from co_tui.paths import user_data_dir
 
 if TYPE_CHECKING:
     from co_tui.config import Settings

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from co_tui.config import PROJECT_DIR_NAME, Settings, user_config_dir
+from co_tui.config import Settings
+from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
 from co_tui.prompts.model_quirks import quirks_for
 from co_tui.prompts.tiers import TIER_FULL, TIER_MID, TIER_TINY, model_tier
 from co_tui.safe_read import NotFound, ReadRefused, list_within, read_text_within

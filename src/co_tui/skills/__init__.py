@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from co_tui.config import PROJECT_DIR_NAME, user_config_dir
+from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
 from co_tui.safe_read import (
     LINK,
     NotFound,

@@ -18,13 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from co_tui.config import (
-    PROJECT_DIR_NAME,
-    SETTINGS_FILE_NAME,
-    Settings,
-    merge_layers,
-    read_layers,
-)
+from co_tui.config import Settings, merge_layers, read_layers
+from co_tui.paths import PROJECT_DIR_NAME, SETTINGS_FILE_NAME
 
 if TYPE_CHECKING:
     from co_tui.trust.store import Decision, TrustStore

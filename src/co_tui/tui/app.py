@@ -7,8 +7,12 @@ async worker; the session's events reach the widgets as messages through `TuiFro
 While a turn, `!cmd`, /command or session switch runs the screen is `busy`, and the next
 queued message waits for it.
 
-Start-up draws the first frame before anything heavy: the agent (pydantic-ai, provider SDKs)
-and the sandbox are built in a worker after it. Tests inject `bundle` and `deps`. In a project
+Start-up draws the first frame before anything heavy. `co-tui` itself gives the app a way to
+load its settings rather than the settings: they are read and validated right after the first
+frame (pydantic and the settings sources took 0.1-0.2 s before it), then the session is made;
+keys typed meanwhile wait, in order. A settings error ends the app with exit code 2 and its
+message (`settings_error`). The agent (pydantic-ai, provider SDKs) and the sandbox are built
+in a worker after that. Tests give settings, and may inject `bundle` and `deps`. In a project
 whose settings would widen what co-tui may do (co_tui.trust), that worker first asks whether
 to trust it (once per settings file), before anything those settings would start.
 
@@ -31,11 +35,10 @@ from textual.app import App
 from textual.binding import Binding
 from textual.worker import Worker
 
-from co_tui.config import Settings, user_data_dir
+from co_tui.paths import user_data_dir
 from co_tui.pricing import format_cost
 from co_tui.session import ChatSession
 from co_tui.signals import StopSignals, exit_code_for
-from co_tui.trust import NOT_TRUSTED, PROJECT_FILE, ProjectTrust, what_it_would_do
 from co_tui.tui.frontend import TuiFrontend
 from co_tui.tui.idle_gc import IdleCollector
 from co_tui.tui.messages import (
@@ -57,18 +60,26 @@ from co_tui.tui.widgets.prompt import PromptHistory
 from co_tui.tui.widgets.welcome import first_launch, remember_launch
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pydantic_ai import DeferredToolRequests
     from textual.driver import Driver
 
     from co_tui.agent import AgentBundle
+    from co_tui.config import Settings
     from co_tui.deps import CoDeps
     from co_tui.sessions import LoadedSession, SessionStore
+    from co_tui.trust import LoadedSettings, ProjectTrust
+
+    # How co-tui loads its settings (with the project they come from); raises SettingsError.
+    SettingsLoader = Callable[[], LoadedSettings]
 
 # Set to a file path: the app writes the time of its first frame there and exits (bench/p3).
 FIRST_FRAME_ENV = "CO_TUI_EXIT_AFTER_FIRST_FRAME"
 _DEFAULT = object()
 BUSY_GROUPS = ("turn", "command", "session")  # workers a queued message waits for
 VISIBLE_ITEMS = 40  # transcript items built at once when a stored session opens
+EXIT_SETTINGS_ERROR = 2  # as the command line's usage errors
 
 
 def css_paths() -> list[Path]:
@@ -91,7 +102,7 @@ class CoApp(App[None]):
 
     def __init__(
         self,
-        settings: Settings,
+        settings: Settings | SettingsLoader,
         *,
         bundle: AgentBundle | None = None,
         deps: CoDeps | None = None,
@@ -101,25 +112,62 @@ class CoApp(App[None]):
         resume: str | None = None,
         project: ProjectTrust | None = None,
     ) -> None:
+        """`settings`, or how to load them once the first frame is drawn (co-tui's own
+        start: nothing else is injected then, and the project comes with the settings)."""
         super().__init__()
         self.project = project  # settings from the working directory that would widen
         self.load_error: str | None = None
+        self.settings_error: str | None = None  # why the settings could not be loaded
         self._continue_latest = continue_latest
         self._resume = resume
         self._loaded = asyncio.Event()
         self._turn_worker: Worker[None] | None = None
         path = user_data_dir() / "history" if history_path is _DEFAULT else history_path
-        self.prompt_history = PromptHistory(path if isinstance(path, Path) else None)
+        self._history_path = path if isinstance(path, Path) else None
+        self.prompt_history = PromptHistory()  # its file is opened with the session
         self.first_launch = first_launch(user_data_dir())
+        self._load_settings = settings if callable(settings) else None
+        verbose = False if callable(settings) else settings.verbose
         self.chat = ChatScreen(
-            self.prompt_history, show_thinking=settings.verbose, first_launch=self.first_launch
+            self.prompt_history, show_thinking=verbose, first_launch=self.first_launch
         )
         self.frontend = TuiFrontend(self.chat)
-        self.session = ChatSession(
-            settings, frontend=self.frontend, store=session_store, bundle=bundle, deps=deps
-        )
+        self._session: ChatSession | None = None
+        self._session_made = asyncio.Event()
+        if not callable(settings):
+            self._make_session(settings, session_store, bundle, deps)
         self.idle_gc = IdleCollector(self)
         self.stop_signals = StopSignals(self.stop_for_signal)
+
+    @property
+    def session(self) -> ChatSession:
+        """The session: made with the app, or just after the first frame (`made_session`)."""
+        if self._session is None:
+            raise RuntimeError("the session is made once the settings are loaded")
+        return self._session
+
+    @property
+    def made_session(self) -> ChatSession | None:
+        """The session, or None before the settings are loaded (or when they could not be)."""
+        return self._session
+
+    async def wait_session(self) -> ChatSession:
+        await self._session_made.wait()
+        return self.session
+
+    def _make_session(
+        self,
+        settings: Settings,
+        store: SessionStore | None = None,
+        bundle: AgentBundle | None = None,
+        deps: CoDeps | None = None,
+    ) -> None:
+        self._session = ChatSession(
+            settings, frontend=self.frontend, store=store, bundle=bundle, deps=deps
+        )
+        if self._history_path is not None:  # after the settings: their secrets are known
+            self.prompt_history.open(self._history_path)
+        self._session_made.set()
 
     @property
     def settings(self) -> Settings:
@@ -144,12 +192,18 @@ class CoApp(App[None]):
     def on_mount(self) -> None:
         self.stop_signals.install()
         self.idle_gc.install()
-        if self.settings.theme in self.available_themes:
-            self.theme = self.settings.theme
+        if self._session is not None:
+            self._apply_settings()
         self.refresh_status()
         if self.first_launch:
             remember_launch(user_data_dir())
         self.call_after_refresh(self._after_first_frame)
+
+    def _apply_settings(self) -> None:
+        """What the settings change on screen: the theme, the thinking view."""
+        if self.settings.theme in self.available_themes:
+            self.theme = self.settings.theme
+        self.chat.sidebar.show_thinking = self.settings.verbose
 
     def _after_first_frame(self) -> None:
         target = os.environ.get(FIRST_FRAME_ENV)
@@ -157,7 +211,27 @@ class CoApp(App[None]):
             Path(target).write_text(f"first-frame {time.time():.6f}\n")
             self.exit()
             return
+        if self._load_settings is not None and not self._settings_loaded(self._load_settings):
+            return
         self._load()
+
+    def _settings_loaded(self, load: SettingsLoader) -> bool:
+        """Load the settings (on this thread: keys typed meanwhile wait, in order) and make
+        the session; on a settings error, end the app with its message."""
+        from co_tui.config import SettingsError  # pydantic: after the first frame
+
+        self._load_settings = None
+        try:
+            loaded = load()
+        except SettingsError as exc:
+            self.settings_error = str(exc)
+            self.exit(return_code=EXIT_SETTINGS_ERROR)
+            return False
+        self.project = loaded.project
+        self._make_session(loaded.settings)
+        self._apply_settings()
+        self.refresh_status()
+        return True
 
     def _notice(self, message: str, level: str = "info") -> None:
         self.chat.post_message(Notice(message, level))
@@ -219,6 +293,8 @@ class CoApp(App[None]):
         """Ask about a project the user has not decided on for this settings file (the
         answer is stored); trusted, its settings apply in full, else without what they would
         enable (nothing of theirs starts)."""
+        from co_tui.trust import NOT_TRUSTED, PROJECT_FILE, what_it_would_do
+
         project = self.project
         if project is None:
             return
@@ -295,16 +371,21 @@ class CoApp(App[None]):
 
     # -- status --
     def model_label(self) -> str:
-        if self.session.bundle is None:
+        if self._session is None or self._session.bundle is None:
             return "loading model…" if self.load_error is None else "no model"
         return self.session.model_label()
 
     def refresh_status(self) -> None:
-        deps = self.session.deps
         chat = self.chat
+        chat.model = self.model_label()
+        if self._session is None:  # the first frame: the settings load right after it
+            chat.sandbox = chat.isolation = "…"
+            return
+        from co_tui.trust import NOT_TRUSTED
+
+        deps = self.session.deps
         untrusted = self.project is not None and not self.project.trusted
         warnings = [NOT_TRUSTED if untrusted else "", (deps.sandbox_warning or "") if deps else ""]
-        chat.model = self.model_label()
         chat.sandbox = deps.sandbox.name if deps else "…"
         chat.isolation = deps.sandbox.isolation_level if deps else "…"
         chat.yolo = self.session.approve_all
@@ -428,7 +509,7 @@ class CoApp(App[None]):
             self.chat.note = ""
             self.refresh_status()
             elapsed = time.monotonic() - started
-            if elapsed >= self.settings.notify_after_s:
+            if self._session is not None and elapsed >= self.settings.notify_after_s:
                 self.post_message(AttentionNeeded(f"{ended} (after {elapsed:.0f} s)"))
 
     @work(exclusive=True, group="turn", exit_on_error=False)
@@ -436,8 +517,9 @@ class CoApp(App[None]):
         """`!cmd`: a command in the sandbox, outside any turn, shown as a tool call."""
         from co_tui.orchestrator import events as ev
 
+        session = await self.wait_session()  # a `!cmd` typed ahead of the first frame
         call = ev.ToolCall(
-            session_id=self.session_id,
+            session_id=session.session_id,
             tool_call_id="bang",
             tool_name="!",
             args={"cmd": cmd},
@@ -482,8 +564,9 @@ class CoApp(App[None]):
     async def _run_command(self, text: str) -> None:
         from co_tui import commands
 
+        ready = await self.wait_ready()
         session = self.session
-        if not await self.wait_ready() and not session.ready:
+        if not ready and not session.ready:
             self._notice(f"not available: {self.load_error}", "error")
             return
         assert session.deps is not None and session.bundle is not None
@@ -654,7 +737,7 @@ class CoApp(App[None]):
         self.copy_to_clipboard(text)
 
     def copy_last_answer(self) -> None:
-        answer = self.session.last_answer
+        answer = self._session.last_answer if self._session is not None else ""
         if not answer:
             self.notify("Nothing to copy yet.", timeout=2)
             return

@@ -2,29 +2,37 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
-
-from co_tui.trust import LoadedSettings
 
 if TYPE_CHECKING:
     from co_tui.session import ChatSession
+    from co_tui.trust import LoadedSettings
+    from co_tui.tui.app import SettingsLoader
 
 
 def launch_app(
-    loaded: LoadedSettings, *, continue_latest: bool = False, resume: str | None = None
+    loaded: LoadedSettings | SettingsLoader,
+    *,
+    continue_latest: bool = False,
+    resume: str | None = None,
 ) -> int:
     """`loaded` as every launcher loads them (co_tui.trust.load_project_settings, with the
-    caller's overrides): the settings that apply, and the project the app may ask about.
-    Returns the exit code (128 + n when signal n stopped the app)."""
+    caller's overrides): the settings that apply, and the project the app may ask about; or
+    how to load them, which the app does once its first frame is drawn. Returns the exit code
+    (128 + n when signal n stopped the app, 2 for settings that could not be loaded)."""
     import os
 
     # A full-screen app owns the terminal: nothing else may print a banner into it.
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
     from co_tui.tui.app import CoApp
 
-    app = CoApp(
-        loaded.settings, continue_latest=continue_latest, resume=resume, project=loaded.project
-    )
+    if callable(loaded):
+        app = CoApp(loaded, continue_latest=continue_latest, resume=resume)
+    else:
+        app = CoApp(
+            loaded.settings, continue_latest=continue_latest, resume=resume, project=loaded.project
+        )
     way_back: str | None = None
     try:
         app.run()
@@ -32,12 +40,16 @@ def launch_app(
         import asyncio
         import gc
 
-        way_back = resume_hint(app.session)
-        asyncio.run(app.session.aclose())  # the sandbox and the session store
+        session = app.made_session  # None when the settings could not be loaded
+        if session is not None:
+            way_back = resume_hint(session)
+            asyncio.run(session.aclose())  # the sandbox and the session store
         # Everything is saved and closed. Python's own shutdown would now walk the app's
         # whole heap in several full collections (1.5 s of the 2 s exit): frozen objects are
         # skipped. What runs at exit (the local model server, telemetry) still runs.
         gc.freeze()
+    if app.settings_error:
+        print(f"co-tui: {app.settings_error}", file=sys.stderr)
     if way_back:
         import contextlib
 

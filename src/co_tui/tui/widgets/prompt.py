@@ -40,12 +40,21 @@ class PromptHistory:
     that leaves nothing else. What is in memory for Up/Down this session is as typed.
     Loading redacts what an older version stored, and rewrites the file if it changed."""
 
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
+    def __init__(self, path: Path | None = None) -> None:
+        self.path: Path | None = None
         self.entries: list[str] = []
         self._cursor: int | None = None
         self._draft = ""
-        if path is not None and path.is_file():
+        if path is not None:
+            self.open(path)
+
+    def open(self, path: Path) -> None:
+        """Read the file and store new prompts in it from now on. The app opens it once the
+        settings are loaded, so that their secrets are redacted; prompts sent before that
+        are stored after what the file holds."""
+        earlier, self.entries = self.entries, []
+        self.path = path
+        if path.is_file():
             try:
                 raw = path.read_text(encoding="utf-8")
             except OSError:
@@ -59,6 +68,8 @@ class PromptHistory:
                 entries = [e for e in entries if e.replace(REDACTED, "").strip()]
                 _rewrite(path, entries)
                 self.entries = entries[-HISTORY_LIMIT:]
+        for text in earlier:
+            self.add(text)
 
     def add(self, text: str) -> None:
         self._cursor = None

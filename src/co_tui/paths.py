@@ -1,0 +1,28 @@
+"""Where co-tui keeps the user's settings and data (platformdirs), apart from the settings
+machinery: the app's first frame needs these paths and not pydantic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "co-tui"
+PROJECT_DIR_NAME = ".co-tui"  # a project's own settings, commands, skills, knowledge
+SETTINGS_FILE_NAME = "settings.json"
+
+
+def user_config_dir() -> Path:
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def user_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def user_settings_path() -> Path:
+    return user_config_dir() / SETTINGS_FILE_NAME
+
+
+def project_settings_path(cwd: Path) -> Path:
+    return cwd / PROJECT_DIR_NAME / SETTINGS_FILE_NAME

@@ -1,0 +1,71 @@
+"""The real `co-tui` starting on a pseudo-terminal: its first frame comes before the settings
+machinery (pydantic) is loaded, keys typed as it shows reach the prompt in order, and
+settings that cannot be loaded end the app with their error and exit code 2, the terminal
+given back."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import wait_for
+from tests.servers.fake_openai import serve, text
+from tests.test_peers_pty import on_a_pty
+from tests.test_signals import CLI, env_for
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="a Linux pseudo-terminal")
+
+LEAVE_ALTERNATE_SCREEN = b"\x1b[?1049l"
+
+
+def test_the_first_frame_comes_before_the_settings_machinery(
+    tmp_path: Path, isolated_env: Path
+) -> None:
+    marker, imports = tmp_path / "first-frame.txt", tmp_path / "imports.txt"
+    env = env_for("http://127.0.0.1:9", CO_TUI_EXIT_AFTER_FIRST_FRAME=str(marker))
+    # Python's own import log, on stderr: the modules loaded until the app exits at its
+    # first frame.
+    argv = ["sh", "-c", f'exec "$0" -X importtime "$1" 2>"{imports}"', sys.executable, CLI[0]]
+    with on_a_pty(argv, tmp_path, env) as term:
+        wait_for(term.ended, "the app to exit at its first frame")
+    assert marker.read_text().startswith("first-frame ")
+    loaded = re.findall(r"\|\s+([\w.]+)$", imports.read_text(), re.M)
+    assert "textual.app" in loaded and "co_tui.tui.app" in loaded
+    assert not [name for name in loaded if name.split(".")[0].startswith("pydantic")]
+    assert "co_tui.config" not in loaded
+
+
+def test_keys_typed_at_the_first_frame_reach_the_prompt_in_order(
+    tmp_path: Path, isolated_env: Path
+) -> None:
+    """The settings load right after the first frame, on the UI's thread: what is typed
+    meanwhile waits, and lands in the prompt in order."""
+    server_running = serve(default=text("Typed at once, answered."))
+    with server_running as server, on_a_pty(CLI, tmp_path, env_for(server.url)) as term:
+        term.shows(b"Ask anything", "the first frame")
+        term.type(b"typed at once")
+        term.shows(b"typed at once", "the words in the prompt")
+        term.shows(b"subprocess", "the app to load")
+        term.type(b"\r")
+        term.shows(b"Typed at once, answered.", "the answer")
+    (request,) = server.requests
+    assert request.body["messages"][-1]["content"] == "typed at once"
+
+
+def test_settings_that_cannot_be_loaded_end_the_app_with_their_error(
+    tmp_path: Path, isolated_env: Path
+) -> None:
+    settings = isolated_env / "config" / "co-tui" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"theme": "nord", "max_request_limit": "many"}')
+    with on_a_pty(CLI, tmp_path, env_for("http://127.0.0.1:9")) as term:
+        term.type(b"lost words")
+        wait_for(term.ended, "the app to end")
+        screen = term.drain()
+    assert term.proc.returncode == 2
+    said = screen[screen.rindex(LEAVE_ALTERNATE_SCREEN) :].decode(errors="replace")
+    assert f"co-tui: settings error: {settings}" in said
+    assert "max_request_limit" in said

@@ -1,0 +1,48 @@
+"""The app as `co-tui` starts it: the settings are loaded once the first frame is drawn, and
+then apply in full: the theme, the thinking view, the model, and the prompt history, which is
+read only once the configured secrets are known (so an older file holding one is cleaned)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from co_tui.entry import load_settings_here
+from co_tui.paths import user_data_dir
+from co_tui.tui.app import CoApp
+from tests.servers.fake_openai import serve, text
+from tests.tui.helpers import SIZE
+
+SECRET = "correct-horse-battery-staple-42"  # no known credential shape: only configured
+
+
+async def test_settings_loaded_after_the_first_frame_apply_in_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history = user_data_dir() / "history"
+    history.parent.mkdir(parents=True)
+    history.write_text(json.dumps(f"my key is {SECRET}") + "\n" + json.dumps("ls") + "\n")
+    with serve(default=text("ok")) as server:
+        for name, value in {
+            "LLM_PROVIDER": "openai",
+            "OPENAI_BASE_URL": f"{server.url}/v1",
+            "OPENAI_API_KEY": SECRET,
+            "CO_TUI_OPENAI_MODEL": "fake",
+            "CO_TUI_SANDBOX_BACKEND": "subprocess",
+            "CO_TUI_THEME": "nord",
+            "CO_TUI_VERBOSE": "true",
+        }.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.chdir(tmp_path)
+        app = CoApp(load_settings_here)
+        assert app.made_session is None
+        async with app.run_test(size=SIZE):
+            assert await app.wait_ready()
+            assert app.theme == "nord"
+            assert app.chat.sidebar.show_thinking
+            assert app.chat.model == "openai:fake"
+            assert app.prompt_history.entries == ["my key is [REDACTED]", "ls"]
+        await app.session.aclose()
+    assert SECRET not in history.read_text()

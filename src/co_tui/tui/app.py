@@ -41,6 +41,7 @@ from co_tui.session import ChatSession
 from co_tui.signals import StopSignals, exit_code_for
 from co_tui.tui.frontend import TuiFrontend
 from co_tui.tui.idle_gc import IdleCollector
+from co_tui.tui.layout_echo import install_single_layout_pass
 from co_tui.tui.messages import (
     CancelRequested,
     CommandOutput,
@@ -115,6 +116,7 @@ class CoApp(App[None]):
         """`settings`, or how to load them once the first frame is drawn (co-tui's own
         start: nothing else is injected then, and the project comes with the settings)."""
         super().__init__()
+        install_single_layout_pass()
         self.project = project  # settings from the working directory that would widen
         self.load_error: str | None = None
         self.settings_error: str | None = None  # why the settings could not be loaded

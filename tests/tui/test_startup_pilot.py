@@ -1,6 +1,7 @@
 """The app as `co-tui` starts it: the settings are loaded once the first frame is drawn, and
 then apply in full: the theme, the thinking view, the model, and the prompt history, which is
-read only once the configured secrets are known (so an older file holding one is cleaned)."""
+read only once the configured secrets are known (so an older file holding one is cleaned).
+The first frame is drawn in the theme the settings chose last time."""
 
 from __future__ import annotations
 
@@ -11,11 +12,26 @@ import pytest
 
 from co_tui.entry import load_settings_here
 from co_tui.paths import user_data_dir
-from co_tui.tui.app import CoApp
+from co_tui.tui.app import FIRST_FRAME_ENV, CoApp
 from tests.servers.fake_openai import serve, text
 from tests.tui.helpers import SIZE
 
 SECRET = "correct-horse-battery-staple-42"  # no known credential shape: only configured
+
+
+def configure(monkeypatch: pytest.MonkeyPatch, url: str, cwd: Path) -> None:
+    """co-tui's settings from the environment, as a user sets them; `cwd` the project."""
+    for name, value in {
+        "LLM_PROVIDER": "openai",
+        "OPENAI_BASE_URL": f"{url}/v1",
+        "OPENAI_API_KEY": SECRET,
+        "CO_TUI_OPENAI_MODEL": "fake",
+        "CO_TUI_SANDBOX_BACKEND": "subprocess",
+        "CO_TUI_THEME": "nord",
+        "CO_TUI_VERBOSE": "true",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(cwd)
 
 
 async def test_settings_loaded_after_the_first_frame_apply_in_full(
@@ -25,17 +41,7 @@ async def test_settings_loaded_after_the_first_frame_apply_in_full(
     history.parent.mkdir(parents=True)
     history.write_text(json.dumps(f"my key is {SECRET}") + "\n" + json.dumps("ls") + "\n")
     with serve(default=text("ok")) as server:
-        for name, value in {
-            "LLM_PROVIDER": "openai",
-            "OPENAI_BASE_URL": f"{server.url}/v1",
-            "OPENAI_API_KEY": SECRET,
-            "CO_TUI_OPENAI_MODEL": "fake",
-            "CO_TUI_SANDBOX_BACKEND": "subprocess",
-            "CO_TUI_THEME": "nord",
-            "CO_TUI_VERBOSE": "true",
-        }.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.chdir(tmp_path)
+        configure(monkeypatch, server.url, tmp_path)
         app = CoApp(load_settings_here)
         assert app.made_session is None
         async with app.run_test(size=SIZE):
@@ -46,3 +52,36 @@ async def test_settings_loaded_after_the_first_frame_apply_in_full(
             assert app.prompt_history.entries == ["my key is [REDACTED]", "ls"]
         await app.session.aclose()
     assert SECRET not in history.read_text()
+
+
+async def first_frame_theme(monkeypatch: pytest.MonkeyPatch, frame: Path) -> str:
+    """The theme of an app that ends at its first frame, before it loads its settings."""
+    with monkeypatch.context() as context:
+        context.setenv(FIRST_FRAME_ENV, str(frame))
+        app = CoApp(load_settings_here)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+        assert frame.read_text().startswith("first-frame ")
+        assert app.made_session is None
+        return app.theme
+
+
+async def test_the_first_frame_is_drawn_in_the_theme_chosen_last_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with serve(default=text("ok")) as server:
+        configure(monkeypatch, server.url, tmp_path)
+        assert await first_frame_theme(monkeypatch, tmp_path / "frame") == "textual-dark"
+        app = CoApp(load_settings_here)
+        async with app.run_test(size=SIZE):
+            assert await app.wait_ready()
+            assert app.theme == "nord"
+        await app.session.aclose()
+        assert await first_frame_theme(monkeypatch, tmp_path / "frame") == "nord"
+        monkeypatch.setenv("CO_TUI_THEME", "gruvbox")  # the settings changed since
+        app = CoApp(load_settings_here)
+        async with app.run_test(size=SIZE):
+            assert await app.wait_ready()
+            assert app.theme == "gruvbox"
+        await app.session.aclose()
+    assert await first_frame_theme(monkeypatch, tmp_path / "frame") == "gruvbox"

@@ -57,6 +57,7 @@ from co_tui.tui.messages import (
 from co_tui.tui.notify import AttentionNeeded, notify_unfocused
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import ChatScreen
+from co_tui.tui.theme_memory import remember_theme, remembered_theme
 from co_tui.tui.widgets.prompt import PromptHistory
 from co_tui.tui.widgets.welcome import first_launch, remember_launch
 
@@ -196,6 +197,8 @@ class CoApp(App[None]):
         self.idle_gc.install()
         if self._session is not None:
             self._apply_settings()
+        else:  # the first frame, in the theme the settings chose last time
+            self._use_theme(remembered_theme(user_data_dir()))
         self.refresh_status()
         if self.first_launch:
             remember_launch(user_data_dir())
@@ -203,9 +206,15 @@ class CoApp(App[None]):
 
     def _apply_settings(self) -> None:
         """What the settings change on screen: the theme, the thinking view."""
-        if self.settings.theme in self.available_themes:
-            self.theme = self.settings.theme
+        if self._use_theme(self.settings.theme):
+            remember_theme(user_data_dir(), self.settings.theme)
         self.chat.sidebar.show_thinking = self.settings.verbose
+
+    def _use_theme(self, name: str | None) -> bool:
+        if name is None or name not in self.available_themes:
+            return False
+        self.theme = name
+        return True
 
     def _after_first_frame(self) -> None:
         target = os.environ.get(FIRST_FRAME_ENV)

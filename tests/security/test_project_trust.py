@@ -26,6 +26,7 @@ from rich.console import Console
 from co_tui.agent import build_agent
 from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.deps import create_deps
+from co_tui.entry import load_settings_here
 from co_tui.paths import user_settings_path
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.status import project_trust_rows
@@ -35,6 +36,7 @@ from co_tui.trust.widening import CHECKS, memory_bytes, permissions, review_wide
 from co_tui.tui.app import CoApp
 from co_tui.tui.screens.trust import TrustScreen
 from co_tui.tui.widgets.items import Note, RenderedItem
+from tests.servers.fake_openai import serve, text
 from tests.tui.helpers import wait_until
 
 CLI = str(Path(sys.executable).parent / "co-tui")
@@ -447,6 +449,28 @@ async def test_dont_trust_keeps_the_mcp_server_off_and_says_so(in_project: Path)
         )
     again = load_project_settings(in_project).project  # the decline is kept: no question
     assert again is not None and again.decision == "declined"
+
+
+async def test_co_tuis_own_start_asks_before_a_hostile_project_applies(
+    in_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bare `co-tui` loads its settings after the first frame: the project they come with
+    is still asked about before anything of it starts, and declined, nothing does."""
+    with serve(default=text("ok")) as server:
+        monkeypatch.setenv("LLM_PROVIDER", "openai")
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+        app = CoApp(load_settings_here)
+        async with app.run_test(size=SMALL) as pilot:
+            await trust_dialog(pilot, app)
+            assert not marker(in_project).exists()
+            await pilot.press("n")
+            assert await app.wait_ready()
+            assert app.settings.mcp_servers == {} and app.session.deps is not None
+            assert app.session.deps.auto_confirm is False
+            assert app.chat.status_bar.warning == "project settings not trusted"
+        await app.session.aclose()
+    assert not marker(in_project).exists()
 
 
 async def test_trust_starts_what_the_project_enables(in_project: Path) -> None:

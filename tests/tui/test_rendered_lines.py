@@ -1,0 +1,159 @@
+"""A streamed answer's lines (co_tui/tui/widgets/lines.py, co_tui/tui/streaming.py): what is
+painted is always what the widget holds, however its lines are kept between frames; a long
+run of finished text is committed in pieces cut at block boundaries, with the event loop
+served between them, and painted once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+
+from co_tui.tui.streaming import split_blocks
+from co_tui.tui.widgets.assistant_message import AssistantMessage
+from co_tui.tui.widgets.lines import RenderedLines
+from tests.tui.test_relayout_pilot import LayoutPasses, shown_text
+
+FENCE_WITH_BLANKS = "```python\ndef f():\n\n    return 1\n\n```\n"
+
+
+def test_pieces_are_the_text_cut_at_block_boundaries() -> None:
+    text = ("A paragraph of some length.\n\n" * 10) + FENCE_WITH_BLANKS + "\n" + "- item\n\n" * 5
+    pieces = split_blocks(text, size=60)
+    assert "".join(pieces) == text
+    assert len(pieces) > 3
+    for piece in pieces[:-1]:
+        assert len(piece) >= 60
+        assert piece.endswith(("\n\n", "```\n"))
+    # The fence, blank lines and all, is inside one piece.
+    assert sum(FENCE_WITH_BLANKS in piece for piece in pieces) == 1
+
+
+def test_a_fence_is_only_closed_by_its_own_kind() -> None:
+    text = "~~~~\n```\n\nnot closed by backticks\n~~~\n\nnor a shorter marker\n~~~~\n\nafter\n\n"
+    pieces = split_blocks(text, size=1)
+    assert pieces[0] == text[: text.index("~~~~\n\n") + len("~~~~\n")]
+    assert "".join(pieces) == text
+
+
+def test_short_text_is_one_piece() -> None:
+    assert split_blocks("one\n\ntwo\n\n", size=600) == ["one\n\ntwo\n\n"]
+    assert split_blocks("", size=600) == []
+
+
+class LinesApp(App[None]):
+    CSS = "RenderedLines { background: $panel; }"
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield RenderedLines()
+
+
+async def test_what_is_painted_follows_every_change() -> None:
+    app = LinesApp()
+    async with app.run_test(size=(30, 10)) as pilot:
+        lines = app.query_one(RenderedLines)
+        lines.add(Text("first block"))
+        lines.set_tail(Text("tail one"))
+        await pilot.pause()
+        assert shown_text(lines) == ["first block", "tail one"]
+
+        lines.set_tail(Text("tail two"))  # the same height: only the tail is painted again
+        await pilot.pause()
+        assert shown_text(lines) == ["first block", "tail two"]
+
+        lines.add(Text("second block"))  # the tail moves down a line
+        await pilot.pause()
+        assert shown_text(lines) == ["first block", "second block", "tail two"]
+
+        lines.add(Text("tail two, finished"), replacing_tail=True)
+        lines.set_tail(Text("new tail"))
+        await pilot.pause()
+        shown = ["first block", "second block", "tail two, finished", "new tail"]
+        assert shown_text(lines) == shown
+
+
+async def test_lines_are_painted_again_in_a_new_style_and_width() -> None:
+    app = LinesApp()
+    async with app.run_test(size=(30, 10)) as pilot:
+        app.theme = "textual-dark"
+        lines = app.query_one(RenderedLines)
+        lines.add(Text("a block long enough to wrap at thirty cells"))
+        await pilot.pause()
+        before = lines.render_line(0)
+        assert shown_text(lines) == ["a block long enough to wrap at", "thirty cells"]
+
+        app.theme = "textual-light"
+        await pilot.pause()
+        after = lines.render_line(0)
+        assert after.text == before.text
+        assert [s.style for s in after] != [s.style for s in before]  # the new background
+
+        await pilot.resize_terminal(20, 10)
+        await pilot.pause()
+        assert shown_text(lines) == ["a block long enough", "to wrap at thirty", "cells"]
+
+
+async def test_a_batch_is_laid_out_once_when_it_ends() -> None:
+    app = LinesApp()
+    async with app.run_test(size=(30, 10)) as pilot:
+        lines = app.query_one(RenderedLines)
+        await pilot.pause()
+
+        async def passes_for_three_blocks(batched: bool) -> int:
+            passes = LayoutPasses(app.screen)
+            with contextlib.ExitStack() as stack:
+                if batched:
+                    stack.enter_context(lines.batch())
+                for n in range(3):
+                    lines.add(Text(f"block {n}"))
+                    await pilot.pause()  # frames pass meanwhile
+                if batched:
+                    assert passes.count == 0
+            await pilot.pause()
+            return passes.count
+
+        one_at_a_time = await passes_for_three_blocks(batched=False)
+        batched = await passes_for_three_blocks(batched=True)
+        assert batched * 3 == one_at_a_time
+        assert shown_text(lines) == [f"block {n}" for n in (0, 1, 2, 0, 1, 2)]
+
+
+class AnswerApp(App[None]):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield AssistantMessage()
+
+
+async def test_a_long_answer_arriving_at_once_is_committed_piece_by_piece() -> None:
+    answer = "".join(f"Paragraph {n}, with a few words in it.\n\n" for n in range(120))
+    app = AnswerApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        message = app.query_one(AssistantMessage)
+        seen: list[int] = []
+
+        async def watch() -> None:
+            while not message.is_settled:
+                seen.append(message.committed_blocks)
+                await asyncio.sleep(0)
+
+        watcher = asyncio.create_task(watch())
+        message.feed(answer)
+        message.finish()
+        await message.wait_settled()
+        await watcher
+        await pilot.pause()
+
+        # Other tasks ran between the pieces: the loop was never held for the whole answer.
+        assert len({n for n in seen if n > 0}) > 3
+        shown = [line for line in message.text.splitlines() if line]
+        assert message.text == answer
+        scroll = app.query_one(VerticalScroll)
+        scroll.scroll_home(animate=False)
+        await pilot.pause()
+        visible = [line for line in shown_text(scroll) if line]
+        assert len(visible) >= 5
+        assert visible == shown[: len(visible)]

@@ -41,8 +41,8 @@ def test_the_first_frame_comes_before_the_settings_machinery(
 def test_keys_typed_at_the_first_frame_reach_the_prompt_in_order(
     tmp_path: Path, isolated_env: Path
 ) -> None:
-    """The settings load right after the first frame, on the UI's thread: what is typed
-    meanwhile waits, and lands in the prompt in order."""
+    """The settings load right after the first frame, in a thread: what is typed meanwhile
+    lands in the prompt in order, and what is sent waits for them."""
     server_running = serve(default=text("Typed at once, answered."))
     with server_running as server, on_a_pty(CLI, tmp_path, env_for(server.url)) as term:
         term.shows(b"Ask anything", "the first frame")

@@ -5,13 +5,15 @@ context meter and cost say what this turn and this session used."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
+from textual.css.stylesheet import Stylesheet
 
 from co_tui.agent import build_agent
 from co_tui.config import Settings
@@ -19,6 +21,7 @@ from co_tui.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.sessions import SessionStore
 from co_tui.tui.app import CoApp
+from co_tui.tui.screens.chat import ChatScreen
 from tests.tui.helpers import (
     approval_dialog,
     make_app,
@@ -43,6 +46,30 @@ def status_line(app: CoApp) -> str:
 
 
 # -- the sidebar's place --
+@pytest.mark.parametrize(("size", "layout"), [(NARROW, "-narrow"), (WIDE, "-wide")])
+async def test_the_screen_starts_in_its_widths_layout_and_is_styled_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int], layout: str
+) -> None:
+    """The width's class is the screen's before its widgets are styled: the first resize
+    does not style them all again (10-40 ms, just as the first keys are typed)."""
+    whole_screen_stylings = 0
+    textual_update_nodes = Stylesheet.update_nodes
+
+    def counted(self: Stylesheet, nodes: Iterable[Any], animate: bool = False) -> None:
+        nonlocal whole_screen_stylings
+        nodes = list(nodes)
+        whole_screen_stylings += any(isinstance(node, ChatScreen) for node in nodes)
+        textual_update_nodes(self, nodes, animate=animate)
+
+    monkeypatch.setattr(Stylesheet, "update_nodes", counted)
+    app = make_app(text_stream("hi"), tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await app.wait_ready()
+        await pilot.pause()
+        assert app.chat.has_class(layout)
+        assert whole_screen_stylings == 1  # Textual's own, as the screen is first shown
+
+
 async def test_narrow_terminal_folds_the_sidebar_and_ctrl_b_draws_it_over_the_transcript(
     tmp_path: Path,
 ) -> None:

@@ -1,4 +1,5 @@
-"""The app as `co-tui` starts it: the settings are loaded once the first frame is drawn, and
+"""The app as `co-tui` starts it: the settings are loaded once the first frame is drawn (in a
+thread: what is typed meanwhile shows at once, and what is sent waits for them), and
 then apply in full: the theme, the thinking view, the model, and the prompt history, which is
 read only once the configured secrets are known (so an older file holding one is cleaned).
 The first frame is drawn in the theme the settings chose last time."""
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from co_tui.paths import user_data_dir
 from co_tui.tui.app import FIRST_FRAME_ENV, CoApp
 from co_tui.tui.theme_memory import THEME_FILE, remember_theme, remembered_theme
 from tests.servers.fake_openai import serve, text
-from tests.tui.helpers import SIZE
+from tests.tui.helpers import SIZE, wait_until
 
 SECRET = "correct-horse-battery-staple-42"  # no known credential shape: only configured
 
@@ -54,6 +56,34 @@ async def test_settings_loaded_after_the_first_frame_apply_in_full(
             assert app.prompt_history.entries == ["my key is [REDACTED]", "ls"]
         await app.session.aclose()
     assert SECRET not in history.read_text()
+
+
+@pytest.mark.usefixtures("allow_model_requests")
+async def test_what_is_typed_while_the_settings_load_shows_at_once_and_is_sent_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+
+    def slow_settings():  # type: ignore[no-untyped-def]
+        if not release.wait(timeout=30):
+            raise AssertionError("the test never let the settings load")
+        return load_settings_here()
+
+    with serve(default=text("Sent before the settings, answered.")) as server:
+        configure(monkeypatch, server.url, tmp_path)
+        app = CoApp(slow_settings)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"hello")
+            await wait_until(pilot, lambda: app.chat.prompt.text == "hello", "the typed words")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.chat.busy, "the message to be sent")
+            assert app.made_session is None  # still loading: the keys did not wait for it
+            release.set()
+            await wait_until(pilot, lambda: len(server.requests) == 1, "the request")
+            assert await app.wait_ready()
+            await wait_until(pilot, lambda: not app.busy, "the answer")
+        await app.session.aclose()
+    assert server.requests[0].body["messages"][-1]["content"] == "hello"
 
 
 async def first_frame_theme(monkeypatch: pytest.MonkeyPatch, frame: Path) -> str:

@@ -8,13 +8,14 @@ While a turn, `!cmd`, /command or session switch runs the screen is `busy`, and 
 queued message waits for it.
 
 Start-up draws the first frame before anything heavy. `co-tui` itself gives the app a way to
-load its settings rather than the settings: they are read and validated right after the first
-frame (pydantic and the settings sources took 0.1-0.2 s before it), then the session is made;
-keys typed meanwhile wait, in order. A settings error ends the app with exit code 2 and its
-message (`settings_error`). The agent (pydantic-ai, provider SDKs) and the sandbox are built
-in a worker after that. Tests give settings, and may inject `bundle` and `deps`. In a project
-whose settings would widen what co-tui may do (co_tui.trust), that worker first asks whether
-to trust it (once per settings file), before anything those settings would start.
+load its settings rather than the settings: they are read and validated in a thread right
+after the first frame (pydantic and the settings sources took 0.1-0.2 s before it), then the
+session is made; keys typed meanwhile are echoed at once, and what is sent waits for it. A
+settings error ends the app with exit code 2 and its message (`settings_error`). The agent
+(pydantic-ai, provider SDKs) and the sandbox are built in a worker after that. Tests give
+settings, and may inject `bundle` and `deps`. In a project whose settings would widen what
+co-tui may do (co_tui.trust), that worker first asks whether to trust it (once per settings
+file), before anything those settings would start.
 
 SIGTERM and SIGHUP (the terminal closed) cancel the running turn as Ctrl+C does, then the
 app exits with 128 + the signal's number (co_tui/signals.py).
@@ -222,27 +223,32 @@ class CoApp(App[None]):
             Path(target).write_text(f"first-frame {time.time():.6f}\n")
             self.exit()
             return
-        if self._load_settings is not None and not self._settings_loaded(self._load_settings):
-            return
-        self._load()
+        if self._load_settings is not None:
+            self._start_with_settings(self._load_settings)
+        else:
+            self._load()
 
-    def _settings_loaded(self, load: SettingsLoader) -> bool:
-        """Load the settings (on this thread: keys typed meanwhile wait, in order) and make
-        the session; on a settings error, end the app with its message."""
-        from co_tui.config import SettingsError  # pydantic: after the first frame
-
+    @work(group="startup")
+    async def _start_with_settings(self, load: SettingsLoader) -> None:
+        """Load the settings in a thread (keys typed meanwhile are echoed at once; what is
+        sent waits for the session), make the session, then load the rest; on a settings
+        error, end the app with its message. Any other error ends the app, as a bug."""
         self._load_settings = None
         try:
-            loaded = load()
-        except SettingsError as exc:
+            loaded = await asyncio.to_thread(load)
+        except Exception as exc:
+            from co_tui.config import SettingsError  # loaded by now, by `load`
+
+            if not isinstance(exc, SettingsError):
+                raise
             self.settings_error = str(exc)
             self.exit(return_code=EXIT_SETTINGS_ERROR)
-            return False
+            return
         self.project = loaded.project
         self._make_session(loaded.settings)
         self._apply_settings()
         self.refresh_status()
-        return True
+        self._load()
 
     def _notice(self, message: str, level: str = "info") -> None:
         self.chat.post_message(Notice(message, level))
@@ -255,9 +261,11 @@ class CoApp(App[None]):
             await self._load_custom_commands()
             loaded = await self._open_stored()
             await asyncio.to_thread(session.build)
-            # The answers' Markdown renderer, loaded here off the UI thread, after the first
-            # frame: the first answer does not pay for it.
-            await asyncio.to_thread(importlib.import_module, "co_tui.tui.markdown")
+            # The answers' Markdown renderer and the slash commands, loaded here off the UI
+            # thread, after the first frame: the first answer, and the first "/" typed, do
+            # not pay for them (the commands bring the settings and telemetry modules).
+            for module in ("co_tui.tui.markdown", "co_tui.commands"):
+                await asyncio.to_thread(importlib.import_module, module)
             assert session.deps is not None
             self.chat.picker.workspace = session.deps.workspace  # where @ mentions are listed
             self.chat.picker.vault = session.deps.obsidian_vault_path

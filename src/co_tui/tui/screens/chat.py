@@ -133,6 +133,11 @@ class ChatScreen(Screen[None]):
         self.custom_commands: dict[str, CustomCommand] = {}  # the app loads them
 
     def compose(self) -> ComposeResult:
+        # The breakpoint class Textual gives the screen at its first resize, given before the
+        # children are styled (when the screen is first shown): given after, it restyles
+        # every widget (10-40 ms, as the first keys are typed).
+        wide = self.app.size.width >= SIDEBAR_MIN_WIDTH
+        self.update_classes({"-wide": wide, "-narrow": not wide}, update=False)
         yield self.welcome.data_bind(ChatScreen.model, ChatScreen.sandbox)
         with Horizontal(id="main"):
             yield self.transcript

@@ -350,8 +350,10 @@ class CompletionHint(Static):
     """One line under the prompt: matching /commands while one is being typed."""
 
     def show_for(self, text: str, custom: Mapping[str, CustomCommand] | None = None) -> None:
-        from co_tui import commands
+        hint = None
+        if text.startswith("/"):  # else no hint, and no need for the commands (and pydantic)
+            from co_tui import commands
 
-        hint = commands.hint_for(text, custom)
+            hint = commands.hint_for(text, custom)
         self.update(hint or "")
         self.display = hint is not None

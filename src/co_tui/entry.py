@@ -22,9 +22,9 @@ def main() -> None:
 
         cli_main()
         return
-    from co_tui.tui.idle_gc import defer_full_collections
+    from co_tui.tui.idle_gc import pause_collections
 
-    defer_full_collections()  # the app collects when idle; start-up would trigger one
+    pause_collections()  # until the first frame; then the app collects when idle
     from co_tui.tui.launch import launch_app
 
     try:

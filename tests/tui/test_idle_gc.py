@@ -50,6 +50,32 @@ async def test_start_up_is_frozen_once_loaded_without_walking_the_heap(tmp_path:
     assert gc.get_threshold() == before
 
 
+async def test_collections_paused_for_start_up_resume_at_the_first_frame_frozen(
+    tmp_path: Path,
+) -> None:
+    """The console script pauses collections before it imports anything; at the first frame
+    what start-up made is frozen, not walked, and collections resume."""
+    paused_collections: list[int] = []
+
+    def note(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and not gc.isenabled():
+            paused_collections.append(info["generation"])
+
+    app = make_app(text_stream("answer"), tmp_path)
+    gc.callbacks.append(note)
+    idle_gc.pause_collections()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, gc.isenabled, "collections to resume")
+            assert gc.get_freeze_count() > 0
+            assert app.is_running
+    finally:
+        gc.callbacks.remove(note)
+        gc.enable()
+    assert paused_collections == []
+    assert gc.get_freeze_count() == 0  # given back on exit
+
+
 async def test_a_short_answer_costs_no_full_collection_until_one_is_due(tmp_path: Path) -> None:
     app = make_app(text_stream("answer"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -218,6 +218,7 @@ class CoApp(App[None]):
         return True
 
     def _after_first_frame(self) -> None:
+        self.idle_gc.first_frame()
         target = os.environ.get(FIRST_FRAME_ENV)
         if target:  # a file to write the wall-clock time of the first frame to
             Path(target).write_text(f"first-frame {time.time():.6f}\n")

@@ -21,9 +21,11 @@ while shown and archived later would stay in memory for good (22 MB for a 20k-to
 answer). So when the transcript lets items go (`thaw_next`), the next idle collection
 unfreezes everything first and walks it all once.
 
-The console script turns automatic full collections off before it imports anything
-(`defer_full_collections`): start-up creates objects enough to trigger one, which cost the
-first frame 20-100 ms. Once the session is loaded the app freezes what start-up made,
+The console script turns collections off before it imports anything (`pause_collections`):
+start-up creates some 150,000 objects that live as long as the app, and the young
+generations walked them again and again (a full collection, once enough were made, cost the
+first frame 20-100 ms; the young ones another 20-30 ms). At the first frame what start-up
+made so far is frozen and collections resume, full ones deferred (`first_frame`). Once the session is loaded the app freezes what start-up made,
 whatever the count, after collecting only the young generations. Start-up leaves about
 2,000 unreachable objects (0.3 MB) among 150,000: a full collection would walk them all
 (60-130 ms on 2 cores, just as the prompt becomes usable) to free so little. They are
@@ -38,6 +40,11 @@ from typing import Any
 IDLE_S = 0.2  # seconds after a turn (or start-up) before a due collection
 FULL_AFTER_YOUNG = 10  # Python's default: a full collection per 10 middle-generation ones
 NEVER = 10**9  # gen-1 collections before an automatic full one: in practice, never
+
+
+def pause_collections() -> None:
+    """No collection at all until `IdleCollector.first_frame`."""
+    gc.disable()
 
 
 def defer_full_collections() -> tuple[int, int, int]:
@@ -60,6 +67,13 @@ class IdleCollector:
     def install(self) -> None:
         if self._saved_threshold is None:
             self._saved_threshold = defer_full_collections()
+
+    def first_frame(self) -> None:
+        """Collections paused for start-up (`pause_collections`) resume; what start-up made
+        is frozen, not walked."""
+        if not gc.isenabled():
+            gc.freeze()
+            gc.enable()
 
     def uninstall(self) -> None:
         self.busy()

@@ -25,11 +25,11 @@ The console script turns collections off before it imports anything (`pause_coll
 start-up creates some 150,000 objects that live as long as the app, and the young
 generations walked them again and again (a full collection, once enough were made, cost the
 first frame 20-100 ms; the young ones another 20-30 ms). At the first frame what start-up
-made so far is frozen and collections resume, full ones deferred (`first_frame`). Once the session is loaded the app freezes what start-up made,
-whatever the count, after collecting only the young generations. Start-up leaves about
-2,000 unreachable objects (0.3 MB) among 150,000: a full collection would walk them all
-(60-130 ms on 2 cores, just as the prompt becomes usable) to free so little. They are
-freed at the first thaw.
+made so far is frozen and collections resume, full ones deferred (`first_frame`). Once the
+session is loaded the app freezes what start-up made, whatever the count, after collecting
+only the young generations. Start-up leaves about 2,000 unreachable objects (0.3 MB) among
+150,000: a full collection would walk them all (60-130 ms on 2 cores, just as the prompt
+becomes usable) to free so little. They are freed at the first thaw.
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ async def test_collections_paused_for_start_up_resume_at_the_first_frame_frozen(
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, gc.isenabled, "collections to resume")
             assert gc.get_freeze_count() > 0
-            assert app.is_running
+            assert await app.wait_ready()
     finally:
         gc.callbacks.remove(note)
         gc.enable()

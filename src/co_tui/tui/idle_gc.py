@@ -94,12 +94,13 @@ class IdleCollector:
 
     def idle_soon(self) -> None:
         self.busy()
-        self._timer = self.app.set_timer(IDLE_S, self._collect)
+        if self._saved_threshold is not None:  # not once uninstalled: the app is closing
+            self._timer = self.app.set_timer(IDLE_S, self._collect)
 
     def _collect(self) -> None:
         self._timer = None
-        if getattr(self.app, "turn_running", False):
-            return  # the turn's end schedules another
+        if self._saved_threshold is None or getattr(self.app, "turn_running", False):
+            return  # the app is closing; or the turn's end schedules another
         _, _, young_collections = gc.get_count()
         start_up, thaw = self._start_up_next, self._thaw_next
         if not (start_up or thaw) and young_collections < FULL_AFTER_YOUNG:

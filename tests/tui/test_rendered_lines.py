@@ -143,7 +143,7 @@ async def test_a_long_answer_arriving_at_once_is_committed_piece_by_piece() -> N
         watcher = asyncio.create_task(watch())
         message.feed(answer)
         message.finish()
-        await message.wait_settled()
+        await asyncio.wait_for(message.wait_settled(), timeout=15)
         await watcher
         await pilot.pause()
 

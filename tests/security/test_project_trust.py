@@ -13,6 +13,7 @@ import os
 import stat
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -469,6 +470,42 @@ async def test_co_tuis_own_start_asks_before_a_hostile_project_applies(
             assert app.settings.mcp_servers == {} and app.session.deps is not None
             assert app.session.deps.auto_confirm is False
             assert app.chat.status_bar.warning == "project settings not trusted"
+        await app.session.aclose()
+    assert not marker(in_project).exists()
+
+
+async def test_keys_typed_while_the_settings_load_neither_trust_nor_run_anything_first(
+    in_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The settings load in a thread while the user types: a "t" and a `!cmd` sent before
+    the trust dialog shows are prompt text and a queued message, not an answer to it; the
+    command waits for the decision, and declined, nothing of the project starts."""
+    release = threading.Event()
+
+    def slow_settings() -> LoadedSettings:
+        if not release.wait(timeout=30):
+            raise AssertionError("the test never let the settings load")
+        return load_settings_here()
+
+    pwned = in_project / "pwned"
+    with serve(default=text("ok")) as server:
+        monkeypatch.setenv("LLM_PROVIDER", "openai")
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+        app = CoApp(slow_settings)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("t")
+            app.chat.prompt.text = f"!touch {pwned}"
+            await pilot.press("enter", "t", "t")
+            assert app.made_session is None  # all of it typed before the settings loaded
+            release.set()
+            screen = await trust_dialog(pilot, app)
+            assert app.screen is screen  # not answered by what was typed ahead
+            assert not pwned.exists() and not marker(in_project).exists()
+            await pilot.press("n")
+            assert await app.wait_ready()
+            await wait_until(pilot, pwned.exists, "the user's own command, after the decision")
+            assert app.session.deps is not None and app.session.deps.auto_confirm is False
         await app.session.aclose()
     assert not marker(in_project).exists()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -157,3 +158,28 @@ async def test_a_long_answer_arriving_at_once_is_committed_piece_by_piece() -> N
         visible = [line for line in shown_text(scroll) if line]
         assert len(visible) >= 5
         assert visible == shown[: len(visible)]
+
+
+async def test_a_timer_that_falls_due_during_a_piece_runs_before_the_next_piece() -> None:
+    """The screen's refresh and a key's handling wake on timers: a long answer arriving at
+    once never renders two pieces in a row while one of them waits."""
+    answer = "".join(f"Paragraph {n}, with a few words in it.\n\n" for n in range(240))
+    app = AnswerApp()
+    async with app.run_test(size=(60, 20)):
+        message = app.query_one(AssistantMessage)
+        seen: list[int] = []
+
+        async def every_tick() -> None:  # as the screen's refresh timer does
+            while not message.is_settled:
+                seen.append(message.committed_blocks)
+                await asyncio.sleep(0.0001)
+
+        ticker = asyncio.create_task(every_tick())
+        message.feed(answer)
+        message.finish()
+        await asyncio.wait_for(message.wait_settled(), timeout=15)
+        await ticker
+
+        steps = [after - before for before, after in itertools.pairwise(seen)]
+        assert max(seen) > 5  # the answer was committed in pieces
+        assert max(steps) == 1, f"pieces rendered with no tick between them: {steps}"

@@ -8,8 +8,9 @@ from __future__ import annotations
 # Commit finished blocks once they hold this many characters; the live tail stays small.
 # A longer run of finished blocks (a fast stream between two flushes) is committed in pieces
 # of about this size, the event loop served between them: rendering Markdown costs about
-# 1 ms per 100 characters, and 1.5 KB at once stalled the screen for 20-60 ms.
-COMMIT_CHARS = 600
+# 1 ms per 100 characters on 2 busy cores, and 1.5 KB at once stalled the screen for 20-60
+# ms. The tail (up to this size, and the open block) is rendered again at every flush.
+COMMIT_CHARS = 300
 # A single block (a long code fence, a paragraph without blank lines) is split at a line
 # boundary once it grows past this, so no block makes the live widget large.
 MAX_LIVE_CHARS = 3000

@@ -21,6 +21,10 @@ from co_tui.tui.widgets.items import Note, TranscriptItem, WidgetFactory, markdo
 from co_tui.tui.widgets.lines import RenderedLines
 
 FLUSH_INTERVAL = 1 / 10  # at most 10 document updates a second, however many deltas
+# The pause between two pieces is a timer, not `sleep(0)`: after `sleep(0)` this task runs
+# again before the tasks whose timers fell due meanwhile (the screen's refresh, a key being
+# handled), which wake a loop pass later, after the next piece.
+PIECE_PAUSE_S = 0.001
 
 
 class AssistantMessage(Vertical, TranscriptItem):
@@ -104,9 +108,11 @@ class AssistantMessage(Vertical, TranscriptItem):
             if finished and (len(finished) >= COMMIT_CHARS or reopen):
                 for index, piece in enumerate(split_blocks(finished)):
                     if index:
-                        await asyncio.sleep(0)  # the screen and input are served between pieces
+                        await asyncio.sleep(PIECE_PAUSE_S)  # the screen and input are served
                     self._commit(piece)
                 self._live_text = reopen + rest
+                if not final and self._live_text:
+                    await asyncio.sleep(PIECE_PAUSE_S)  # and before the tail is rendered
             else:
                 self._live_text = text
             if not final:

@@ -45,6 +45,29 @@ def status_line(app: CoApp) -> str:
     return rendered(app.chat.status_bar)
 
 
+# -- the transcript's width --
+async def test_an_answer_that_outgrows_the_screen_keeps_the_width_it_was_wrapped_to(
+    tmp_path: Path,
+) -> None:
+    """The scrollbar's column is the transcript's from the start: when an answer first
+    needs the scrollbar, its text is not wrapped again one column narrower (the whole answer
+    rendered again, 15-80 ms, as it streams or just after it ends)."""
+    answer = "".join(f"Paragraph {n} of an answer longer than the screen.\n\n" for n in range(60))
+    app = make_app(text_stream(answer), tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.wait_ready()
+        await pilot.pause()
+        transcript = app.chat.transcript
+        width_before = transcript.scrollable_content_region.width
+        assert transcript.max_scroll_y == 0
+        await submit(pilot, app, "a long answer, please")
+        await settle(pilot, app)
+        assert transcript.max_scroll_y > 0  # the answer outgrew the screen
+        assert transcript.scrollable_content_region.width == width_before
+        shown = rendered(app.chat.transcript)
+        assert "Paragraph 59 of an answer longer than the screen." in shown
+
+
 # -- the sidebar's place --
 @pytest.mark.parametrize(("size", "layout"), [(NARROW, "-narrow"), (WIDE, "-wide")])
 async def test_the_screen_starts_in_its_widths_layout_and_is_styled_once(

@@ -1,7 +1,7 @@
 """The real `co-tui` starting on a pseudo-terminal: its first frame comes before the settings
-machinery (pydantic) is loaded, keys typed as it shows reach the prompt in order, and
-settings that cannot be loaded end the app with their error and exit code 2, the terminal
-given back."""
+machinery (pydantic) and the session's modules are loaded, keys typed as it shows reach the
+prompt in order, and settings that cannot be loaded end the app with their error and exit
+code 2, the terminal given back."""
 
 from __future__ import annotations
 
@@ -36,6 +36,9 @@ def test_the_first_frame_comes_before_the_settings_machinery(
     assert "textual.app" in loaded and "co_tui.tui.app" in loaded
     assert not [name for name in loaded if name.split(".")[0].startswith("pydantic")]
     assert "co_tui.config" not in loaded
+    # Nor the session and its turn events: the screen has no session to show yet.
+    assert "co_tui.session" not in loaded
+    assert "co_tui.orchestrator.events" not in loaded
 
 
 def test_keys_typed_at_the_first_frame_reach_the_prompt_in_order(

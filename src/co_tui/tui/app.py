@@ -38,9 +38,7 @@ from textual.worker import Worker
 
 from co_tui.paths import user_data_dir
 from co_tui.pricing import format_cost
-from co_tui.session import ChatSession
 from co_tui.signals import StopSignals, exit_code_for
-from co_tui.tui.frontend import TuiFrontend
 from co_tui.tui.idle_gc import IdleCollector
 from co_tui.tui.layout_echo import install_single_layout_pass
 from co_tui.tui.messages import (
@@ -71,8 +69,10 @@ if TYPE_CHECKING:
     from co_tui.agent import AgentBundle
     from co_tui.config import Settings
     from co_tui.deps import CoDeps
+    from co_tui.session import ChatSession
     from co_tui.sessions import LoadedSession, SessionStore
     from co_tui.trust import LoadedSettings, ProjectTrust
+    from co_tui.tui.frontend import TuiFrontend
 
     # How co-tui loads its settings (with the project they come from); raises SettingsError.
     SettingsLoader = Callable[[], LoadedSettings]
@@ -98,6 +98,7 @@ class CoApp(App[None]):
     TITLE = "co-tui"
     CSS_PATH = css_paths()  # type: ignore[assignment]
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
+    frontend: TuiFrontend  # made with the session
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("f2", "spans", "Spans", show=False),
@@ -135,7 +136,6 @@ class CoApp(App[None]):
         self.chat = ChatScreen(
             self.prompt_history, show_thinking=verbose, first_launch=self.first_launch
         )
-        self.frontend = TuiFrontend(self.chat)
         self._session: ChatSession | None = None
         self._session_made = asyncio.Event()
         if not callable(settings):
@@ -166,6 +166,11 @@ class CoApp(App[None]):
         bundle: AgentBundle | None = None,
         deps: CoDeps | None = None,
     ) -> None:
+        # The session's modules (and the turn events) are not the first frame's to load.
+        from co_tui.session import ChatSession
+        from co_tui.tui.frontend import TuiFrontend
+
+        self.frontend = TuiFrontend(self.chat)
         self._session = ChatSession(
             settings, frontend=self.frontend, store=store, bundle=bundle, deps=deps
         )
@@ -246,6 +251,8 @@ class CoApp(App[None]):
             self.exit(return_code=EXIT_SETTINGS_ERROR)
             return
         self.project = loaded.project
+        for module in ("co_tui.session", "co_tui.tui.frontend"):  # off the UI thread too
+            await asyncio.to_thread(importlib.import_module, module)
         self._make_session(loaded.settings)
         self._apply_settings()
         self.refresh_status()

@@ -1,5 +1,6 @@
 """Code blocks in the transcript's Markdown (co_tui/tui/markdown.py) look exactly as Rich draws
-them, whether Pygments knows their language or not, though their lexers are kept."""
+them, whether Pygments knows their language or not, though their lexers are kept; so does
+what the chat does not adjust, though the parser is made once."""
 
 from __future__ import annotations
 
@@ -29,3 +30,24 @@ def test_a_code_block_is_drawn_as_rich_draws_it(block: str) -> None:
     rich_own = drawn(Markdown(block, code_theme="monokai", hyperlinks=True))
     assert ours == rich_own
     assert any(style for _, style in ours)  # highlighted, on the theme's background
+
+
+def test_what_the_chat_does_not_adjust_is_drawn_as_rich_draws_it() -> None:
+    text = (
+        "Some **bold**, *emphasis*, `code` and ~~struck~~ words.\n\n"
+        "- one\n- two, with *more*\n\n"
+        "A second paragraph, long enough to wrap at forty columns.\n"
+    )
+    ours = drawn(TranscriptMarkdown(text))
+    assert ours == drawn(Markdown(text, code_theme="monokai", hyperlinks=True))
+    assert "struck" in "".join(text for text, _ in ours)
+
+
+def test_it_is_made_as_richs_markdown_is() -> None:
+    """Its __init__ stands in for Rich's (to make the parser once): a Rich whose Markdown is
+    made with other attributes fails here, not in the user's transcript."""
+    text = "| a | b |\n|---|---|\n| 1 | 2 |\n\n~~gone~~ and https://example.com\n"
+    ours, richs = TranscriptMarkdown(text), Markdown(text)
+    assert vars(ours).keys() == vars(richs).keys()
+    assert [t.type for t in ours.parsed] == [t.type for t in richs.parsed]
+    assert {"table_open", "inline"} <= {t.type for t in ours.parsed}

@@ -59,9 +59,7 @@ from co_tui.tui.widgets.transcript import Transcript
 from co_tui.tui.widgets.user_message import UserMessage
 from co_tui.tui.widgets.welcome import Welcome
 
-# Turn events are imported where they are matched, not here: the first frame does without
-# them (20 frozen dataclasses, 15-25 ms to import on 2 cores).
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui/display.py)
     from co_tui.custom_commands import CustomCommand
     from co_tui.orchestrator import events as ev
     from co_tui.orchestrator.frontend import ApprovalReply

@@ -26,9 +26,7 @@ from co_tui.tui.widgets.readout import Readout
 from co_tui.tui.widgets.subagents import SubagentPanel
 from co_tui.visible import visible
 
-# Turn events are imported where they are matched, not here: the first frame does without
-# them (20 frozen dataclasses, 15-25 ms to import on 2 cores).
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui/display.py)
     from co_tui.orchestrator import events as ev
 
 THINKING_TAIL_CHARS = 1500  # only the end of long thinking is shown: updates stay O(1)

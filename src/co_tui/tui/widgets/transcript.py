@@ -33,9 +33,7 @@ from co_tui.tui.widgets.items import (
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from co_tui.tui.widgets.user_message import UserMessage
 
-# Turn events are imported where they are matched, not here: the first frame does without
-# them (20 frozen dataclasses, 15-25 ms to import on 2 cores).
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui/display.py)
     from co_tui.orchestrator import events as ev
 
 # Older items are archived (out of the DOM, rebuilt when scrolled to) once the mounted ones

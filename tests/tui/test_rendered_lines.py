@@ -129,23 +129,32 @@ class AnswerApp(App[None]):
             yield AssistantMessage()
 
 
+async def blocks_seen_while_it_streams(
+    message: AssistantMessage, answer: str, every_s: float
+) -> list[int]:
+    """`answer` arrives at once; another task notes the committed blocks every `every_s`
+    until the message settles (failing the test after 15 s)."""
+    seen: list[int] = []
+
+    async def watch() -> None:
+        while not message.is_settled:
+            seen.append(message.committed_blocks)
+            await asyncio.sleep(every_s)
+
+    watcher = asyncio.create_task(watch())
+    message.feed(answer)
+    message.finish()
+    await asyncio.wait_for(message.wait_settled(), timeout=15)
+    await watcher
+    return seen
+
+
 async def test_a_long_answer_arriving_at_once_is_committed_piece_by_piece() -> None:
     answer = "".join(f"Paragraph {n}, with a few words in it.\n\n" for n in range(120))
     app = AnswerApp()
     async with app.run_test(size=(60, 20)) as pilot:
         message = app.query_one(AssistantMessage)
-        seen: list[int] = []
-
-        async def watch() -> None:
-            while not message.is_settled:
-                seen.append(message.committed_blocks)
-                await asyncio.sleep(0)
-
-        watcher = asyncio.create_task(watch())
-        message.feed(answer)
-        message.finish()
-        await asyncio.wait_for(message.wait_settled(), timeout=15)
-        await watcher
+        seen = await blocks_seen_while_it_streams(message, answer, every_s=0)
         await pilot.pause()
 
         # Other tasks ran between the pieces: the loop was never held for the whole answer.
@@ -167,19 +176,8 @@ async def test_a_timer_that_falls_due_during_a_piece_runs_before_the_next_piece(
     app = AnswerApp()
     async with app.run_test(size=(60, 20)):
         message = app.query_one(AssistantMessage)
-        seen: list[int] = []
-
-        async def every_tick() -> None:  # as the screen's refresh timer does
-            while not message.is_settled:
-                seen.append(message.committed_blocks)
-                await asyncio.sleep(0.0001)
-
-        ticker = asyncio.create_task(every_tick())
-        message.feed(answer)
-        message.finish()
-        await asyncio.wait_for(message.wait_settled(), timeout=15)
-        await ticker
-
+        # A task woken by a timer, as the screen's refresh is.
+        seen = await blocks_seen_while_it_streams(message, answer, every_s=0.0001)
         steps = [after - before for before, after in itertools.pairwise(seen)]
         assert max(seen) > 5  # the answer was committed in pieces
         assert max(steps) == 1, f"pieces rendered with no tick between them: {steps}"

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-from co_tui.tui.streaming import split_blocks
+from co_tui.tui.streaming import MAX_LIVE_CHARS, split_blocks, split_finished
 from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.lines import RenderedLines
 from tests.tui.test_relayout_pilot import LayoutPasses, shown_text
@@ -43,6 +43,27 @@ def test_a_fence_is_only_closed_by_its_own_kind() -> None:
 def test_short_text_is_one_piece() -> None:
     assert split_blocks("one\n\ntwo\n\n", size=600) == ["one\n\ntwo\n\n"]
     assert split_blocks("", size=600) == []
+
+
+def test_the_finished_text_ends_at_the_last_block_boundary() -> None:
+    assert split_finished("one\n\ntwo\n\nthree, still") == ("one\n\ntwo\n\n", "", "three, still")
+    assert split_finished("one\n\n   ") == ("one\n\n", "", "   ")  # an incomplete line
+    assert split_finished(FENCE_WITH_BLANKS + "next") == (FENCE_WITH_BLANKS, "", "next")
+    open_fence = "intro\n\n```\ncode\n\nmore code\n"
+    assert split_finished(open_fence) == ("intro\n\n", "", "```\ncode\n\nmore code\n")
+
+
+def test_a_block_longer_than_the_live_limit_is_cut_at_a_line() -> None:
+    code = "x = 1\n" * (MAX_LIVE_CHARS // 6 + 10)
+    finished, reopen, rest = split_finished("~~~~python\n" + code + "x = 2")
+    assert finished == "~~~~python\n" + code + "~~~~\n"  # closed with its own marker
+    assert (reopen, rest) == ("~~~~python\n", "x = 2")
+    paragraph = "a line of a long paragraph\n" * (MAX_LIVE_CHARS // 27 + 10)
+    assert split_finished(paragraph + "end") == (paragraph, "", "end")
+    # An open fence with nothing after its opening line is not cut, nor a short open block.
+    no_body = "x" * MAX_LIVE_CHARS + "\n```\n"
+    assert split_finished(no_body) == ("", "", no_body)
+    assert split_finished("```\nshort\n") == ("", "", "```\nshort\n")
 
 
 class LinesApp(App[None]):

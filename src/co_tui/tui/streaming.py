@@ -5,6 +5,9 @@ Pure string work, no rendering imports (the app's first frame must not pay for t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import NamedTuple
+
 # Commit finished blocks once they hold this many characters; the live tail stays small.
 # A longer run of finished blocks (a fast stream between two flushes) is committed in pieces
 # of about this size, the event loop served between them: rendering Markdown costs about
@@ -36,6 +39,39 @@ def _closes(fence: str, body: str, marker: str | None) -> bool:
     )
 
 
+class _Fence(NamedTuple):
+    start: int  # where its opening line starts in the text
+    opening: str  # that line
+    marker: str  # its ``` or ~~~ (or longer): what closes it
+
+
+class _Line(NamedTuple):
+    end: int  # where the line ends in the text
+    ends_block: bool  # a blank line outside a code fence, or the line that closes one
+    open_fence: _Fence | None  # the code fence still open after it
+
+
+def _lines(text: str) -> Iterator[_Line]:
+    """The complete lines of `text`: where blocks end, and which code fence is open."""
+    fence: _Fence | None = None
+    end = 0
+    for line in text.splitlines(keepends=True):
+        if not line.endswith("\n"):
+            return  # the last, incomplete line never ends a block
+        end += len(line)
+        body = line.rstrip("\n")
+        marker = _fence_marker(body)
+        if fence is None:
+            if marker is not None:
+                fence = _Fence(end - len(line), line, marker)
+            yield _Line(end, fence is None and not body.strip(), fence)
+        elif _closes(fence.marker, body, marker):
+            fence = None
+            yield _Line(end, True, None)
+        else:
+            yield _Line(end, False, fence)
+
+
 def split_finished(text: str) -> tuple[str, str, str]:
     """Split streamed Markdown into (finished, reopen, rest).
 
@@ -44,34 +80,19 @@ def split_finished(text: str) -> tuple[str, str, str]:
     block is longer than MAX_LIVE_CHARS it is cut at a line boundary: an open code fence is
     closed in `finished` and `reopen` holds its opening line, to be put before `rest`.
     """
-    boundary = 0
-    fence: str | None = None
-    fence_open_line = ""
-    fence_start = 0
-    last_line_end = 0
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        if not line.endswith("\n"):
-            break  # the last, incomplete line never ends a block
-        pos += len(line)
-        body = line.rstrip("\n")
-        marker = _fence_marker(body)
-        if fence is None:
-            if marker is not None:
-                fence, fence_open_line, fence_start = marker, line, pos - len(line)
-            elif not body.strip():
-                boundary = pos
-        elif _closes(fence, body, marker):
-            fence = None
-            boundary = pos
-        last_line_end = pos
+    boundary = last_line_end = 0
+    open_fence: _Fence | None = None
+    for line in _lines(text):
+        if line.ends_block:
+            boundary = line.end
+        last_line_end, open_fence = line.end, line.open_fence
     if boundary == 0 and last_line_end > MAX_LIVE_CHARS:
-        if fence is not None and last_line_end > fence_start + len(fence_open_line):
-            closing = fence[0] * len(fence)
-            finished = text[:last_line_end] + closing + "\n"
-            return finished, fence_open_line, text[last_line_end:]
-        if fence is None:
+        if open_fence is None:
             return text[:last_line_end], "", text[last_line_end:]
+        if last_line_end > open_fence.start + len(open_fence.opening):  # code in it
+            marker = open_fence.marker
+            finished = text[:last_line_end] + marker[0] * len(marker) + "\n"
+            return finished, open_fence.opening, text[last_line_end:]
     return text[:boundary], "", text[boundary:]
 
 
@@ -80,24 +101,11 @@ def split_blocks(finished: str, size: int = COMMIT_CHARS) -> list[str]:
     at a block boundary and hold at least `size` characters (the last may hold fewer), so
     each can be rendered on its own."""
     pieces: list[str] = []
-    start = pos = 0
-    fence: str | None = None
-    for line in finished.splitlines(keepends=True):
-        pos += len(line)
-        body = line.rstrip("\n")
-        marker = _fence_marker(body)
-        if fence is None and marker is not None:
-            fence = marker
-            continue
-        if fence is None:
-            at_boundary = not body.strip()
-        else:
-            at_boundary = _closes(fence, body, marker)
-            if at_boundary:
-                fence = None
-        if at_boundary and pos - start >= size:
-            pieces.append(finished[start:pos])
-            start = pos
+    start = 0
+    for line in _lines(finished):
+        if line.ends_block and line.end - start >= size:
+            pieces.append(finished[start : line.end])
+            start = line.end
     if start < len(finished):
         pieces.append(finished[start:])
     return pieces

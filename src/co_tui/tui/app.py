@@ -94,6 +94,12 @@ def css_paths() -> list[Path]:
     return []
 
 
+async def _import_in_thread(*modules: str) -> None:
+    """Import `modules` off the UI thread: what is typed meanwhile is echoed at once."""
+    for module in modules:
+        await asyncio.to_thread(importlib.import_module, module)
+
+
 class CoApp(App[None]):
     TITLE = "co-tui"
     CSS_PATH = css_paths()  # type: ignore[assignment]
@@ -251,8 +257,7 @@ class CoApp(App[None]):
             self.exit(return_code=EXIT_SETTINGS_ERROR)
             return
         self.project = loaded.project
-        for module in ("co_tui.session", "co_tui.tui.frontend"):  # off the UI thread too
-            await asyncio.to_thread(importlib.import_module, module)
+        await _import_in_thread("co_tui.session", "co_tui.tui.frontend")
         self._make_session(loaded.settings)
         self._apply_settings()
         self.refresh_status()
@@ -272,8 +277,7 @@ class CoApp(App[None]):
             # The answers' Markdown renderer and the slash commands, loaded here off the UI
             # thread, after the first frame: the first answer, and the first "/" typed, do
             # not pay for them (the commands bring the settings and telemetry modules).
-            for module in ("co_tui.tui.markdown", "co_tui.commands"):
-                await asyncio.to_thread(importlib.import_module, module)
+            await _import_in_thread("co_tui.tui.markdown", "co_tui.commands")
             assert session.deps is not None
             self.chat.picker.workspace = session.deps.workspace  # where @ mentions are listed
             self.chat.picker.vault = session.deps.obsidian_vault_path

@@ -14,7 +14,7 @@ import stat
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -401,6 +401,16 @@ def in_project(hostile: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return hostile
 
 
+@pytest.fixture
+def fake_provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """co-tui's own start (its settings from the environment) answers from a local fake."""
+    with serve(default=text("ok")) as server:
+        monkeypatch.setenv("LLM_PROVIDER", "openai")
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+        yield
+
+
 async def trust_dialog(pilot: Any, app: CoApp) -> TrustScreen:
     await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust dialog")
     screen = app.screen
@@ -453,29 +463,25 @@ async def test_dont_trust_keeps_the_mcp_server_off_and_says_so(in_project: Path)
 
 
 async def test_co_tuis_own_start_asks_before_a_hostile_project_applies(
-    in_project: Path, monkeypatch: pytest.MonkeyPatch
+    in_project: Path, fake_provider: None
 ) -> None:
     """Bare `co-tui` loads its settings after the first frame: the project they come with
     is still asked about before anything of it starts, and declined, nothing does."""
-    with serve(default=text("ok")) as server:
-        monkeypatch.setenv("LLM_PROVIDER", "openai")
-        monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
-        app = CoApp(load_settings_here)
-        async with app.run_test(size=SMALL) as pilot:
-            await trust_dialog(pilot, app)
-            assert not marker(in_project).exists()
-            await pilot.press("n")
-            assert await app.wait_ready()
-            assert app.settings.mcp_servers == {} and app.session.deps is not None
-            assert app.session.deps.auto_confirm is False
-            assert app.chat.status_bar.warning == "project settings not trusted"
-        await app.session.aclose()
+    app = CoApp(load_settings_here)
+    async with app.run_test(size=SMALL) as pilot:
+        await trust_dialog(pilot, app)
+        assert not marker(in_project).exists()
+        await pilot.press("n")
+        assert await app.wait_ready()
+        assert app.settings.mcp_servers == {} and app.session.deps is not None
+        assert app.session.deps.auto_confirm is False
+        assert app.chat.status_bar.warning == "project settings not trusted"
+    await app.session.aclose()
     assert not marker(in_project).exists()
 
 
 async def test_keys_typed_while_the_settings_load_neither_trust_nor_run_anything_first(
-    in_project: Path, monkeypatch: pytest.MonkeyPatch
+    in_project: Path, fake_provider: None
 ) -> None:
     """The settings load in a thread while the user types: a "t" and a `!cmd` sent before
     the trust dialog shows are prompt text and a queued message, not an answer to it; the
@@ -488,25 +494,21 @@ async def test_keys_typed_while_the_settings_load_neither_trust_nor_run_anything
         return load_settings_here()
 
     pwned = in_project / "pwned"
-    with serve(default=text("ok")) as server:
-        monkeypatch.setenv("LLM_PROVIDER", "openai")
-        monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
-        app = CoApp(slow_settings)
-        async with app.run_test(size=SMALL) as pilot:
-            await pilot.press("t")
-            app.chat.prompt.text = f"!touch {pwned}"
-            await pilot.press("enter", "t", "t")
-            assert app.made_session is None  # all of it typed before the settings loaded
-            release.set()
-            screen = await trust_dialog(pilot, app)
-            assert app.screen is screen  # not answered by what was typed ahead
-            assert not pwned.exists() and not marker(in_project).exists()
-            await pilot.press("n")
-            assert await app.wait_ready()
-            await wait_until(pilot, pwned.exists, "the user's own command, after the decision")
-            assert app.session.deps is not None and app.session.deps.auto_confirm is False
-        await app.session.aclose()
+    app = CoApp(slow_settings)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("t")
+        app.chat.prompt.text = f"!touch {pwned}"
+        await pilot.press("enter", "t", "t")
+        assert app.made_session is None  # all of it typed before the settings loaded
+        release.set()
+        screen = await trust_dialog(pilot, app)
+        assert app.screen is screen  # not answered by what was typed ahead
+        assert not pwned.exists() and not marker(in_project).exists()
+        await pilot.press("n")
+        assert await app.wait_ready()
+        await wait_until(pilot, pwned.exists, "the user's own command, after the decision")
+        assert app.session.deps is not None and app.session.deps.auto_confirm is False
+    await app.session.aclose()
     assert not marker(in_project).exists()
 
 

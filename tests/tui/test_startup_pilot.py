@@ -15,6 +15,7 @@ import pytest
 
 from co_tui.entry import load_settings_here
 from co_tui.paths import user_data_dir
+from co_tui.trust import LoadedSettings
 from co_tui.tui.app import FIRST_FRAME_ENV, CoApp
 from co_tui.tui.theme_memory import THEME_FILE, remember_theme, remembered_theme
 from tests.servers.fake_openai import serve, text
@@ -64,7 +65,7 @@ async def test_what_is_typed_while_the_settings_load_shows_at_once_and_is_sent_a
 ) -> None:
     release = threading.Event()
 
-    def slow_settings():  # type: ignore[no-untyped-def]
+    def slow_settings() -> LoadedSettings:
         if not release.wait(timeout=30):
             raise AssertionError("the test never let the settings load")
         return load_settings_here()

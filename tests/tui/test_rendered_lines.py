@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
+from co_tui.tui.markdown import TranscriptMarkdown
 from co_tui.tui.streaming import MAX_LIVE_CHARS, split_blocks, split_finished
 from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.lines import RenderedLines
@@ -202,3 +203,27 @@ async def test_a_timer_that_falls_due_during_a_piece_runs_before_the_next_piece(
         steps = [after - before for before, after in itertools.pairwise(seen)]
         assert max(seen) > 5  # the answer was committed in pieces
         assert max(steps) == 1, f"pieces rendered with no tick between them: {steps}"
+
+
+async def test_an_answer_committed_in_pieces_is_spaced_as_it_is_whole() -> None:
+    """Each piece is rendered on its own, after a blank line; a piece opening with a list,
+    a quote or a table is not given a second one (Rich's Markdown puts one before those)."""
+    section = (
+        "A paragraph before a list, long enough to matter.\n\n- one\n- two\n\n"
+        "```python\nx = 1\n```\n\n1. first\n2. second\n\n> a quote\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\nA closing paragraph.\n\n"
+    )
+    answer = section * 6
+    app = AnswerApp()
+    async with app.run_test(size=(60, 200)) as pilot:
+        message = app.query_one(AssistantMessage)
+        await blocks_seen_while_it_streams(message, answer, every_s=0)
+        await pilot.pause()
+        assert message.committed_blocks > 3
+        lines = app.query_one(RenderedLines)
+        width = lines.content_size.width
+        options = app.console.options.update_width(width)
+        whole = app.console.render_lines(TranscriptMarkdown(answer), options, pad=False)
+        expected = ["".join(segment.text for segment in line).rstrip() for line in whole]
+        shown = shown_text(lines)
+        assert shown[: len(expected)] == expected

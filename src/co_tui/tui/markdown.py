@@ -167,3 +167,14 @@ class TranscriptMarkdown(Markdown):
         self.hyperlinks = True
         self.inline_code_lexer = None
         _show_link_addresses(self.parsed)
+
+    @property
+    def opens_with_a_blank_line(self) -> bool:
+        """Rich's Markdown starts with a blank line when its first block holds others (a
+        list, a quote, a table): the line that parts it from what came before."""
+        first = self.parsed[0] if self.parsed else None
+        return (
+            first is not None
+            and first.nesting == 1
+            and first.type not in ("paragraph_open", "heading_open")
+        )

@@ -137,8 +137,11 @@ class AssistantMessage(Vertical, TranscriptItem):
 
     def _block(self, text: str) -> RenderableType:
         block = markdown(text)
-        # Separately rendered chunks need the blank line Markdown puts between blocks.
-        return Group(Text(""), block) if self.committed_blocks else block
+        # Separately rendered pieces need the blank line Markdown puts between blocks, unless
+        # Rich's already opens this one with it.
+        if self.committed_blocks and not block.opens_with_a_blank_line:
+            return Group(Text(""), block)
+        return block
 
     def archived(self) -> WidgetFactory:
         return partial(markdown_item, self.text)

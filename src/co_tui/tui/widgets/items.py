@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -16,10 +17,13 @@ from textual.widgets import Static
 
 from co_tui.tui.visible_text import visible_text
 
+if TYPE_CHECKING:
+    from co_tui.tui.markdown import TranscriptMarkdown
+
 WidgetFactory = Callable[[], Widget]
 
 
-def markdown(text: str) -> RenderableType:
+def markdown(text: str) -> TranscriptMarkdown:
     from co_tui.tui.markdown import TranscriptMarkdown  # lazy: not needed for the first frame
 
     return TranscriptMarkdown(text)

@@ -7,13 +7,16 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.segment import Segment
 
 from co_tui.tui.markdown import TranscriptMarkdown
 
 
-def drawn(renderable: Markdown) -> list[tuple[str, str]]:
+def drawn(renderable: Markdown) -> list[list[tuple[str, str]]]:
+    """What a terminal shows: each line's runs of text, with their styles."""
     console = Console(width=40, color_system="truecolor", force_terminal=True)
-    return [(s.text, str(s.style)) for s in console.render(renderable)]
+    lines = Segment.split_lines(console.render(renderable))
+    return [[(s.text, str(s.style)) for s in Segment.simplify(line)] for line in lines]
 
 
 @pytest.mark.parametrize(
@@ -29,7 +32,7 @@ def test_a_code_block_is_drawn_as_rich_draws_it(block: str) -> None:
     ours = drawn(TranscriptMarkdown(block))
     rich_own = drawn(Markdown(block, code_theme="monokai", hyperlinks=True))
     assert ours == rich_own
-    assert any(style for _, style in ours)  # highlighted, on the theme's background
+    assert all(style for line in ours for _, style in line)  # on the theme's background
 
 
 def test_what_the_chat_does_not_adjust_is_drawn_as_rich_draws_it() -> None:
@@ -40,7 +43,7 @@ def test_what_the_chat_does_not_adjust_is_drawn_as_rich_draws_it() -> None:
     )
     ours = drawn(TranscriptMarkdown(text))
     assert ours == drawn(Markdown(text, code_theme="monokai", hyperlinks=True))
-    assert "struck" in "".join(text for text, _ in ours)
+    assert "struck" in "".join(text for line in ours for text, _ in line)
 
 
 def test_it_is_made_as_richs_markdown_is() -> None:

@@ -3,28 +3,24 @@
 Rich's Markdown, adjusted for a chat: headings on the left, block quotes dim with a bar
 (Rich's magenta reads as an error), ordered lists numbered "1.", a link's address shown
 after its text when they differ (a terminal may not make links clickable), and table cells
-that wrap instead of being cut. A code block's Pygments lexer is looked up once per
-language, not three times per block (0.3 ms each: a tenth of rendering a streamed answer),
-and the Markdown parser is made once, not once per document (a quarter of it).
+that wrap instead of being cut. Code blocks look as Rich draws them, at a quarter of the cost
+(tui/code_block.py), and the Markdown parser is made once, not once per document (a quarter
+of rendering a streamed answer).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import ClassVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
 from rich import box
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.markdown import BlockQuote, CodeBlock, Heading, ListItem, Markdown, TableElement
 from rich.segment import Segment
-from rich.syntax import Syntax
 from rich.table import Table
 
+from co_tui.tui.code_block import code_block
 from co_tui.visible import visible
 
 QUOTE_BAR = "▎ "
@@ -36,20 +32,10 @@ class _LeftHeading(Heading):
     )
 
 
-@lru_cache(maxsize=64)
-def _lexer(name: str) -> Lexer:
-    """The lexer Rich's Syntax would find for `name` (plain text when there is none)."""
-    options = {"stripnl": False, "ensurenl": True, "tabsize": 4}  # Syntax's own
-    try:
-        return get_lexer_by_name(name, **options)
-    except ClassNotFound:
-        return get_lexer_by_name("text", **options)
-
-
 class _CodeBlock(CodeBlock):
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = str(self.text).rstrip()
-        yield Syntax(code, _lexer(self.lexer_name), theme=self.theme, word_wrap=True, padding=1)
+        yield from code_block(code, self.lexer_name, self.theme, options.max_width)
 
 
 class _Quote(BlockQuote):

@@ -9,12 +9,21 @@ import asyncio
 import contextlib
 import itertools
 
+import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from co_tui.tui.markdown import TranscriptMarkdown
-from co_tui.tui.streaming import MAX_LIVE_CHARS, split_blocks, split_finished
+from co_tui.tui.streaming import (
+    FLUSH_INTERVAL,
+    MAX_FLUSH_INTERVAL,
+    MAX_LIVE_CHARS,
+    RENDER_SHARE,
+    flush_interval,
+    split_blocks,
+    split_finished,
+)
 from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.lines import RenderedLines
 from tests.tui.test_relayout_pilot import LayoutPasses, shown_text
@@ -65,6 +74,14 @@ def test_a_block_longer_than_the_live_limit_is_cut_at_a_line() -> None:
     no_body = "x" * MAX_LIVE_CHARS + "\n```\n"
     assert split_finished(no_body) == ("", "", no_body)
     assert split_finished("```\nshort\n") == ("", "", "```\nshort\n")
+
+
+def test_updates_come_less_often_only_when_rendering_them_is_slow() -> None:
+    """A stream at reading pace is shown ten times a second; one whose updates take longer to
+    render than a tenth of that is shown less often, never less than four times a second."""
+    assert flush_interval(0.0) == flush_interval(0.002) == FLUSH_INTERVAL == 0.1
+    assert flush_interval(0.015) == pytest.approx(0.015 / RENDER_SHARE)  # 0.15 s
+    assert flush_interval(0.5) == MAX_FLUSH_INTERVAL == 0.25
 
 
 class LinesApp(App[None]):

@@ -14,6 +14,13 @@ from typing import NamedTuple
 # 1 ms per 100 characters on 2 busy cores, and 1.5 KB at once stalled the screen for 20-60
 # ms. The tail (up to this size, and the open block) is rendered again at every flush.
 COMMIT_CHARS = 300
+# The document is updated at most this often, however many deltas arrive...
+FLUSH_INTERVAL = 1 / 10
+# ...and less often when rendering an update takes more than this share of the time between
+# two (a stream of thousands of tokens a second, a slow machine), down to once per
+# MAX_FLUSH_INTERVAL: the rest of the event loop goes to the stream and to the keys.
+RENDER_SHARE = 0.1
+MAX_FLUSH_INTERVAL = 1 / 4
 # A single block (a long code fence, a paragraph without blank lines) is split at a line
 # boundary once it grows past this, so no block makes the live widget large.
 MAX_LIVE_CHARS = 3000
@@ -109,3 +116,8 @@ def split_blocks(finished: str, size: int = COMMIT_CHARS) -> list[str]:
     if start < len(finished):
         pieces.append(finished[start:])
     return pieces
+
+
+def flush_interval(render_s: float) -> float:
+    """How long to wait after an update whose rendering took `render_s` seconds."""
+    return min(MAX_FLUSH_INTERVAL, max(FLUSH_INTERVAL, render_s / RENDER_SHARE))

@@ -2,25 +2,26 @@
 
 Streaming cost stays flat: finished blocks are rendered once into lines (RenderedLines) and
 only the unfinished tail is rendered again, as the same widget's last lines. Deltas are
-buffered and applied at most every FLUSH_INTERVAL by one pump task per message; what they
-finish is committed in pieces of about COMMIT_CHARS, the event loop served between them.
+buffered and applied at most every FLUSH_INTERVAL (longer when rendering is slow, see
+`streaming.flush_interval`) by one pump task per message; what they finish is committed in
+pieces of about COMMIT_CHARS, the event loop served between them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from functools import partial
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.containers import Vertical
 
-from co_tui.tui.streaming import COMMIT_CHARS, split_blocks, split_finished
+from co_tui.tui.streaming import COMMIT_CHARS, flush_interval, split_blocks, split_finished
 from co_tui.tui.widgets.items import Note, TranscriptItem, WidgetFactory, markdown, markdown_item
 from co_tui.tui.widgets.lines import RenderedLines
 
-FLUSH_INTERVAL = 1 / 10  # at most 10 document updates a second, however many deltas
 # The pause between two pieces is a timer, not `sleep(0)`: after `sleep(0)` this task runs
 # again before the tasks whose timers fell due meanwhile (the screen's refresh, a key being
 # handled), which wake a loop pass later, after the next piece.
@@ -87,36 +88,44 @@ class AssistantMessage(Vertical, TranscriptItem):
                 await self._wakeup.wait()
                 self._wakeup.clear()
                 closing = self._finishing
+                render_s = 0.0
                 if self._pending:
                     chunk = "".join(self._pending)
                     self._pending.clear()
-                    await self._apply(chunk, final=closing)
+                    render_s = await self._apply(chunk, final=closing)
                 if closing:
                     break
                 # Sleep out the interval, unless the answer finishes meanwhile.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._finished.wait(), FLUSH_INTERVAL)
+                    await asyncio.wait_for(self._finished.wait(), flush_interval(render_s))
             await self._settle()
         finally:
             self._settled = True
             self._done.set()
 
-    async def _apply(self, chunk: str, final: bool) -> None:
+    async def _apply(self, chunk: str, final: bool) -> float:
+        """Show `chunk` after what came before; returns the seconds spent rendering."""
         text = self._live_text + chunk
         finished, reopen, rest = split_finished(text)
+        render_s = 0.0
         with self._committed.batch():  # one layout for the whole flush
             if finished and (len(finished) >= COMMIT_CHARS or reopen):
                 for index, piece in enumerate(split_blocks(finished)):
                     if index:
                         await asyncio.sleep(PIECE_PAUSE_S)  # the screen and input are served
+                    started = time.perf_counter()
                     self._commit(piece)
+                    render_s += time.perf_counter() - started
                 self._live_text = reopen + rest
                 if not final and self._live_text:
                     await asyncio.sleep(PIECE_PAUSE_S)  # and before the tail is rendered
             else:
                 self._live_text = text
             if not final:
+                started = time.perf_counter()
                 self._committed.set_tail(self._block(self._live_text) if self._live_text else None)
+                render_s += time.perf_counter() - started
+        return render_s
 
     async def _settle(self) -> None:
         """The answer is over: the tail becomes a committed block, in the same lines."""

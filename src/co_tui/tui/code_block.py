@@ -17,7 +17,6 @@ from functools import lru_cache
 
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
-from pygments.token import _TokenType
 from pygments.util import ClassNotFound
 from rich.cells import cell_len
 from rich.console import RenderResult
@@ -63,7 +62,7 @@ def _unwrapped(code: str, lexer: Lexer, theme: SyntaxTheme, width: int) -> list[
     if base.transparent_background or code_width < 1:
         return None
     processed = (code if code.endswith("\n") else code + "\n").expandtabs(TAB_SIZE)
-    styles: dict[_TokenType, Style] = {}
+    styles: dict[tuple[str, ...], Style] = {}  # by token type
     lines: list[tuple[list[Segment], int]] = []
     line: list[Segment] = []
     cells = 0

@@ -26,6 +26,7 @@ def drawn(renderable: Markdown) -> list[list[tuple[str, str]]]:
         "```nosuchlanguage\nplain words\n```\n",
         "```\nno language at all\n```\n",
         "    an indented code block\n",
+        "- an item with code:\n\n  ```python\n  x = 1  # inside a list\n  ```\n",
     ],
 )
 def test_a_code_block_is_drawn_as_rich_draws_it(block: str) -> None:

@@ -101,11 +101,7 @@ class RenderedLines(Widget):
         console = self.app.console
         options = console.options.update_width(width).update(height=None)
         segments = console.render(renderable, options)
-        lines = list(Segment.split_lines(segments))
-        strips = Strip.from_lines(lines)
-        for strip in strips:
-            strip.adjust_cell_length(width)
-        return strips
+        return Strip.from_lines(list(Segment.split_lines(segments)))
 
     def _render_tail(self, width: int) -> list[Strip]:
         if self._tail is None or not width:

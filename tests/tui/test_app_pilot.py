@@ -12,6 +12,7 @@ from pydantic_ai.models.function import AgentInfo
 
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.assistant_message import AssistantMessage
+from co_tui.tui.widgets.items import Note
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from co_tui.tui.widgets.user_message import UserMessage
 from tests.helpers import user_prompts
@@ -133,6 +134,11 @@ async def test_cancel_mid_stream_keeps_valid_history(tmp_path: Path) -> None:
         assert not app.turn_running
         first = app.query(AssistantMessage).first()
         assert first.interrupted and first.text.startswith("partial answer")
+        # Said right under the partial answer, as the transcript's next item.
+        items = app.chat.transcript.items
+        note = items[items.index(first) + 1]
+        assert isinstance(note, Note) and "interrupted" in str(note._source)
+        assert note.region.y == first.region.bottom
         await submit(pilot, app, "second")
         await settle(pilot, app)
         assert app.session.last_answer == "second answer"
@@ -220,4 +226,4 @@ async def test_answer_before_a_tool_call_is_on_screen_under_the_approval_dialog(
         await approval_dialog(pilot, app, armed=False)
         (answer,) = app.chat.query(AssistantMessage)
         assert "STREAM-OK" in answer.text
-        assert answer.is_settled and answer._committed.region.height >= 1
+        assert answer.is_settled and answer.region.height >= 1

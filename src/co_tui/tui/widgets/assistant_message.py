@@ -1,7 +1,7 @@
 """One streamed answer in the transcript.
 
-Streaming cost stays flat: finished blocks are rendered once into lines (RenderedLines) and
-only the unfinished tail is rendered again, as the same widget's last lines. Deltas are
+Streaming cost stays flat: finished blocks are rendered once into lines (it is a
+RenderedLines) and only the unfinished tail is rendered again, as its last lines. Deltas are
 buffered and applied at most every FLUSH_INTERVAL (longer when rendering is slow, see
 `streaming.flush_interval`) by one pump task per message; what they finish is committed in
 pieces of about COMMIT_CHARS, the event loop served between them.
@@ -16,7 +16,7 @@ from functools import partial
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.containers import Vertical
+from textual.widget import AwaitMount, Widget
 
 from co_tui.tui.streaming import COMMIT_CHARS, flush_interval, split_blocks, split_finished
 from co_tui.tui.widgets.items import Note, TranscriptItem, WidgetFactory, markdown, markdown_item
@@ -28,15 +28,16 @@ from co_tui.tui.widgets.lines import RenderedLines
 PIECE_PAUSE_S = 0.001
 
 
-class AssistantMessage(Vertical, TranscriptItem):
-    """One streamed answer. `feed` is cheap; a pump applies buffered text to the document."""
+class AssistantMessage(RenderedLines, TranscriptItem):
+    """One streamed answer. `feed` is cheap; a pump applies buffered text to the document.
+    It is one widget, not a container of its lines: each layout pass reflows every widget
+    of the transcript."""
 
     def __init__(self) -> None:
         super().__init__(classes="assistant-message")
         self._pending: list[str] = []
         self._parts: list[str] = []  # the whole answer, for copy and for freezing
         self._live_text = ""  # the unfinished tail, shown after the committed blocks
-        self._committed = RenderedLines(classes="md-blocks")
         self._wakeup = asyncio.Event()
         self._finished = asyncio.Event()
         self._finishing = False
@@ -52,9 +53,6 @@ class AssistantMessage(Vertical, TranscriptItem):
     @property
     def is_settled(self) -> bool:
         return self._settled
-
-    def compose(self):  # type: ignore[no-untyped-def]
-        yield self._committed
 
     def on_mount(self) -> None:
         self.run_worker(self._pump(), group="pump", exit_on_error=False)
@@ -77,7 +75,7 @@ class AssistantMessage(Vertical, TranscriptItem):
             return
         self.interrupted = True
         if self._settled:
-            self.mount(Note("interrupted", "warning"))
+            self._note_interrupted()
 
     async def wait_settled(self) -> None:
         await self._done.wait()
@@ -108,7 +106,7 @@ class AssistantMessage(Vertical, TranscriptItem):
         text = self._live_text + chunk
         finished, reopen, rest = split_finished(text)
         render_s = 0.0
-        with self._committed.batch():  # one layout for the whole flush
+        with self.batch():  # one layout for the whole flush
             if finished and (len(finished) >= COMMIT_CHARS or reopen):
                 for index, piece in enumerate(split_blocks(finished)):
                     if index:
@@ -123,7 +121,7 @@ class AssistantMessage(Vertical, TranscriptItem):
                 self._live_text = text
             if not final:
                 started = time.perf_counter()
-                self._committed.set_tail(self._block(self._live_text) if self._live_text else None)
+                self.set_tail(self._block(self._live_text) if self._live_text else None)
                 render_s += time.perf_counter() - started
         return render_s
 
@@ -133,16 +131,22 @@ class AssistantMessage(Vertical, TranscriptItem):
         if tail.strip():
             self._commit(tail, replacing_tail=True)
         else:
-            self._committed.set_tail(None)
+            self.set_tail(None)
         self._live_text = ""
         if self.interrupted:
-            await self.mount(Note("interrupted", "warning"))
+            await self._note_interrupted()
         if not self.text.strip() and not self.interrupted:
             self.display = False
 
     def _commit(self, text: str, *, replacing_tail: bool = False) -> None:
-        self._committed.add(self._block(text), replacing_tail=replacing_tail)
+        self.add(self._block(text), replacing_tail=replacing_tail)
         self.committed_blocks += 1
+
+    def _note_interrupted(self) -> AwaitMount:
+        """Says so under the answer, as the transcript's next item."""
+        transcript = self.parent
+        assert isinstance(transcript, Widget)  # only a mounted answer settles or is marked
+        return transcript.mount(Note("interrupted", "warning"), after=self)
 
     def _block(self, text: str) -> RenderableType:
         block = markdown(text)

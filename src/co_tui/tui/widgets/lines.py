@@ -33,6 +33,7 @@ PAINTED_LINES = 256  # a few screens of painted lines
 class RenderedLines(Widget):
     DEFAULT_CSS = """
     RenderedLines {
+        width: 1fr;
         height: auto;
     }
     """

@@ -1,4 +1,5 @@
-"""Where a stream of Markdown can be cut: its finished blocks and its unfinished tail.
+"""Where a stream of Markdown can be cut (its finished blocks and its unfinished tail), and
+how often it is shown.
 
 Pure string work, no rendering imports (the app's first frame must not pay for them).
 """

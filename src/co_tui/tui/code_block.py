@@ -77,12 +77,14 @@ def _unwrapped(code: str, lexer: Lexer, theme: SyntaxTheme, width: int) -> list[
                 line.append(Segment(part, style))
                 cells += cell_len(part)
             if newline:
+                if cells > code_width:
+                    return None  # this line wraps: the rest is not worth putting together
                 lines.append((line, cells))
                 line, cells = [], 0
+    if cells > code_width:
+        return None
     if line:
         lines.append((line, cells))
-    if any(cells > code_width for _, cells in lines):
-        return None
     blank = Segment(" " * width, base)
     left = Segment(" " * PADDING, base)
     new_line = Segment.line()

@@ -13,6 +13,11 @@ The input thread also sleeps until there is input: Textual's own loop wakes ten 
 second to check whether it should stop, which kept an idle co-tui from ever being idle.
 Here the thread waits on the terminal and on a wake-up pipe that `disable_input` writes to,
 with a timeout only while the key parser waits to tell a lone Escape from a sequence.
+
+Each input thread has a wake-up pipe of its own, made when application mode starts and
+closed once that thread has ended. Textual suspends the app (Ctrl+G's editor, Ctrl+Z) by
+stopping application mode and calling `close()`, then starts it again: a pipe closed by the
+suspend and used by the next thread was a closed descriptor (or, worse, a reused one).
 """
 
 from __future__ import annotations
@@ -51,18 +56,45 @@ class _DropWhenGone:
         return getattr(self._stream, name)
 
 
+class _WakePipe:
+    """A pipe whose write end wakes an input thread waiting on its read end."""
+
+    def __init__(self) -> None:
+        self.reader, self.writer = os.pipe()
+        os.set_blocking(self.reader, False)
+        os.set_blocking(self.writer, False)
+        self.closed = False
+
+    def wake(self) -> None:
+        if not self.closed:
+            with contextlib.suppress(BlockingIOError):  # full: a wake-up is pending anyway
+                os.write(self.writer, b"x")
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            os.close(self.reader)
+            os.close(self.writer)
+
+
 class HangupSafeDriver(LinuxDriver):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The stream Textual's writer thread writes to (a private attribute of Textual 8.2).
         self._file = _DropWhenGone(self._file)  # type: ignore[has-type]
-        self._wake_reader, self._wake_writer = os.pipe()
-        os.set_blocking(self._wake_reader, False)
-        os.set_blocking(self._wake_writer, False)
+        self._wake: _WakePipe | None = None  # the running input thread's
+
+    def start_application_mode(self) -> None:
+        if not self._input_thread_running():
+            self._close_wake_pipe()  # left by a start whose input thread never ran
+        self._wake = _WakePipe()
+        super().start_application_mode()
 
     def run_input_thread(self) -> None:
+        wake = self._wake
+        assert wake is not None  # made before Textual starts the thread
         try:
-            terminal_gone = self._read_until_stopped()
+            terminal_gone = self._read_until_stopped(wake)
         except OSError:  # the terminal hung up: nothing more to read
             terminal_gone = True
         # A real SIGHUP usually follows: the app then stops, disabling input, and no one waits
@@ -70,14 +102,14 @@ class HangupSafeDriver(LinuxDriver):
         if terminal_gone and not self.exit_event.wait(HANGUP_GRACE_S):
             os.kill(os.getpid(), signal.SIGHUP)  # ends the app as a hangup does (signals.py)
 
-    def _read_until_stopped(self) -> bool:
+    def _read_until_stopped(self, wake: _WakePipe) -> bool:
         """Feed the terminal's input to the app until input is disabled (False) or the
         terminal's input ends (True)."""
         parser = XTermParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
         with selectors.SelectSelector() as selector:  # as Textual: works for any tty fd
             selector.register(self.fileno, selectors.EVENT_READ)
-            selector.register(self._wake_reader, selectors.EVENT_READ)
+            selector.register(wake.reader, selectors.EVENT_READ)
             while not self.exit_event.is_set():
                 for key, _ in selector.select(_parser_timeout(parser)):
                     if key.fd != self.fileno:
@@ -89,19 +121,28 @@ class HangupSafeDriver(LinuxDriver):
                         self.process_message(event)
                 for event in parser.tick():
                     self.process_message(event)
-        with contextlib.suppress(BlockingIOError):
-            os.read(self._wake_reader, READ_SIZE)  # ready for the next start (after suspend)
         return False
 
     def disable_input(self) -> None:
-        with contextlib.suppress(BlockingIOError):
-            os.write(self._wake_writer, b"x")
-        super().disable_input()
+        if self._wake is not None:
+            self._wake.wake()
+        super().disable_input()  # joins the input thread
+        if not self._input_thread_running():
+            self._close_wake_pipe()
 
     def close(self) -> None:
         super().close()
-        os.close(self._wake_reader)
-        os.close(self._wake_writer)
+        if not self._input_thread_running():
+            self._close_wake_pipe()
+
+    def _input_thread_running(self) -> bool:
+        thread = self._key_thread
+        return thread is not None and thread.is_alive()
+
+    def _close_wake_pipe(self) -> None:
+        wake, self._wake = self._wake, None
+        if wake is not None:
+            wake.close()
 
 
 def _parser_timeout(parser: XTermParser) -> float | None:

@@ -2,9 +2,16 @@
 installed), with the app suspended (Textual's `App.suspend`). There is no setting for it on
 purpose: a project's settings file must not choose a program that Ctrl+G would run.
 
-The draft goes to a private temporary file (0600, mkstemp) that is deleted afterwards. What
-the editor saved replaces the prompt; an editor that is missing, cannot run, exits non-zero
-or cannot be suspended for leaves the draft as it was, and the user is told why.
+The draft goes to a private temporary file (0600, mkstemp). What the editor saved replaces
+the prompt; an editor that is missing, cannot run, exits non-zero, is killed, or cannot be
+suspended for leaves the draft as it was, and the user is told why. The file is deleted only
+once the prompt holds the text (`Edited.discard`): if co-tui dies in between, the draft is
+still there.
+
+While the editor has the terminal, Ctrl+C and Ctrl+\\ signal its whole process group, co-tui
+included: like system(3), co-tui lets them pass while it waits, so they end the editor (its
+own business) and never the app. Nothing raised while the app is suspended may escape the
+`with app.suspend()` block: Textual resumes the app only when the block ends normally.
 """
 
 from __future__ import annotations
@@ -12,9 +19,11 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,12 +35,22 @@ FALLBACK = "vi"
 NONE_SET = "no editor: set $VISUAL or $EDITOR"
 
 
+# The signals a terminal sends its foreground process group from the keyboard.
+KEYBOARD_SIGNALS = (signal.SIGINT, signal.SIGQUIT)
+
+
 @dataclass(frozen=True)
 class Edited:
-    """The edited text, or None with `problem` saying why the draft stays as it was."""
+    """The edited text, or None with `problem` saying why the draft stays as it was. `file`
+    holds the draft until `discard()`, called once the prompt holds the text."""
 
     text: str | None
     problem: str = ""
+    file: Path | None = None
+
+    def discard(self) -> None:
+        if self.file is not None:
+            self.file.unlink(missing_ok=True)
 
 
 def editor_command(env: Mapping[str, str] | None = None) -> list[str]:
@@ -47,34 +66,71 @@ def editor_command(env: Mapping[str, str] | None = None) -> list[str]:
     return [FALLBACK] if shutil.which(FALLBACK) else []
 
 
+def _let_pass(signum: int, frame: object) -> None:
+    """A handler that does nothing (unlike SIG_IGN, exec gives the editor the default)."""
+
+
+@contextmanager
+def keyboard_signals_go_to_the_editor() -> Iterator[None]:
+    """While inside, Ctrl+C and Ctrl+\\ at the terminal do nothing to co-tui (main thread
+    only; elsewhere Python's handlers stay, as they must)."""
+    previous: dict[int, object] = {}
+    try:
+        for signum in KEYBOARD_SIGNALS:
+            previous[signum] = signal.signal(signum, _let_pass)
+    except ValueError:  # not the main thread: signals cannot be handled here
+        pass
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+
+
+def _run(argv: list[str], shown: str) -> str:
+    """Run the editor on the terminal; "" when it saved and quit, else why not."""
+    try:
+        with keyboard_signals_go_to_the_editor():
+            code = subprocess.run(argv, check=False).returncode
+    except FileNotFoundError:
+        return f"editor not found: {shown}"
+    except OSError as exc:
+        return f"cannot run the editor {shown}: {exc.strerror or exc}"
+    if code < 0:
+        return f"the editor {shown} was ended by {signal.Signals(-code).name}"
+    if code != 0:
+        return f"the editor {shown} exited with status {code}"
+    return ""
+
+
 def edit_in_editor(app: App[Any], text: str, command: list[str]) -> Edited:
-    """Open `command` on `text` with the app suspended; what it saved, or why not."""
+    """Open `command` on `text` with the app suspended; what it saved, or why not. Call
+    `discard()` on the result once the prompt holds its text."""
     from textual.app import SuspendNotSupported
 
     if not command:
         return Edited(None, NONE_SET)
     fd, name = tempfile.mkstemp(prefix="co-tui-prompt-", suffix=".md")  # 0600
     path = Path(name)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text if text.endswith("\n") or not text else text + "\n")
+    shown = shlex.join(command)
+    problem = ""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text if text.endswith("\n") or not text else text + "\n")
-        shown = shlex.join(command)
-        try:
-            with app.suspend():
-                code = subprocess.run([*command, str(path)], check=False).returncode
-        except SuspendNotSupported:
-            return Edited(None, "cannot hand the terminal to an editor here")
-        except FileNotFoundError:
-            return Edited(None, f"editor not found: {shown}")
-        except OSError as exc:
-            return Edited(None, f"cannot run the editor {shown}: {exc.strerror or exc}")
-        if code != 0:
-            return Edited(None, f"the editor {shown} exited with status {code}")
-        try:
-            edited = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            return Edited(None, f"cannot read what the editor saved: {exc}")
-        # The file ends with a newline (as editors keep it); the prompt has none there.
-        return Edited(edited.removesuffix("\n"))
-    finally:
-        path.unlink(missing_ok=True)
+        with app.suspend():
+            try:
+                problem = _run([*command, str(path)], shown)
+            except Exception as exc:  # never out of the block: Textual would not resume
+                problem = f"the editor {shown} could not run: {exc}"
+    except SuspendNotSupported:
+        problem = "cannot hand the terminal to an editor here"
+    except OSError as exc:  # the terminal could not be handed back and forth
+        problem = f"the terminal could not be taken back from the editor: {exc}"
+    if problem:
+        return Edited(None, problem, path)
+    try:
+        edited = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return Edited(None, f"cannot read what the editor saved: {exc}", path)
+    # The file ends with a newline (as editors keep it); the prompt has none there.
+    return Edited(edited.removesuffix("\n"), file=path)

@@ -233,8 +233,9 @@ class PromptInput(RestingCursorTextArea):
         edited = edit_in_editor(self.app, self.text, editor_command())
         if edited.text is None:
             self.app.notify(f"{edited.problem}; the draft is unchanged", severity="warning")
-            return
-        self._set_text(edited.text, at_end=True)
+        else:
+            self._set_text(edited.text, at_end=True)
+        edited.discard()  # the prompt holds the draft now, edited or not
         self.focus()
 
     # -- @ mentions --

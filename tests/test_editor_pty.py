@@ -58,6 +58,9 @@ def test_a_slow_editor_three_times_then_a_hangup_ends_the_app(
         f'n=$(( $(cat {counter} 2>/dev/null || echo 0) + 1 )); echo "$n" > {counter}\n'
         'echo "EDITOR-RUN-$n"\nsleep 2\nprintf "slow edit number %s\\n" "$n" > "$1"',
     )
+    drafts = tmp_path / "tmp"
+    drafts.mkdir()
+    env["TMPDIR"] = str(drafts)  # where the draft's file is made
     with serve([text("one"), text("two"), text("three")]) as srv:
         env["OPENAI_BASE_URL"] = f"{srv.url}/v1"
         with co_tui(tmp_path, env) as term:
@@ -70,6 +73,7 @@ def test_a_slow_editor_three_times_then_a_hangup_ends_the_app(
                 assert send_and_read_back(term, srv, cycle) == f"slow edit number {cycle}"
                 term.shows(b"one two three".split()[cycle - 1], "the answer")
             assert b"internal error" not in term.drain()
+            assert list(drafts.glob("co-tui-prompt-*")) == []  # deleted once back in the prompt
             os.kill(term.proc.pid, signal.SIGHUP)
             wait_for(term.ended, "co-tui to end on SIGHUP")
             assert term.proc.returncode == 128 + signal.SIGHUP

@@ -2,7 +2,7 @@
 
 Routes are plain functions returning (status, headers, body); `hits` records each path, so
 a test can prove a refused request never reached the server. `chunked` routes stream
-without Content-Length.
+without Content-Length; `reasons` gives a path's status line a reason phrase of its own.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ class WebServer(LoopbackServer):
         self.chunked: set[str] = set()
         self.hits: list[str] = []
         self.headers_seen: list[dict[str, str]] = []
+        self.reasons: dict[str, str] = {}
         super().__init__(self._handler(), quiet=True)
         self.add_default_routes()
 
@@ -108,7 +109,7 @@ class WebServer(LoopbackServer):
                 status, reply_headers, body = (
                     route(parse_qs(parts.query), headers) if route else html("not found", 404)
                 )
-                self.send_response(status)
+                self.send_response(status, server.reasons.get(parts.path))
                 for name, value in reply_headers.items():
                     self.send_header(name, value)
                 if parts.path in server.chunked:

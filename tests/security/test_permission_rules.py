@@ -168,6 +168,53 @@ def test_exact_rules_cover_only_the_same_command() -> None:
     assert not covers(chained, shell("make"))
 
 
+# What Python's str.strip() and str.split() take for whitespace, and /bin/sh keeps in a word.
+NOT_SH_BLANKS = ["\xa0", "\u3000", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u2028"]
+
+
+@pytest.mark.parametrize("char", [*NOT_SH_BLANKS, "\r"], ids=repr)
+def test_an_exact_rule_ignores_only_what_sh_ignores(char: str) -> None:
+    exact = parse_rule("shell(git status)")
+    assert not covers(exact, shell(f"git status{char}"))  # sh gives git `status<char>`
+    assert not covers(exact, shell(f"{char}git status"))  # sh runs `<char>git`
+    assert covers(exact, shell(" git status\t\n"))  # blanks, and a final line break
+    written = parse_rule(f"shell(git status{char})")  # rule text is read the same way
+    assert written.command == f"git status{char}"
+    assert covers(written, shell(f"git status{char}"))
+    assert not covers(written, shell("git status"))
+
+
+@pytest.mark.parametrize("char", NOT_SH_BLANKS, ids=repr)
+def test_a_prefix_rule_splits_words_where_sh_does(char: str) -> None:
+    prefix = parse_rule("shell(git status *)")
+    assert covers(prefix, shell(f"git status {char}"))  # `<char>` is a further word
+    assert not covers(prefix, shell(f"git status{char}--short"))
+    leading = parse_rule(f"shell({char}git status *)")
+    assert leading.words == (f"{char}git", "status")
+    assert not covers(leading, shell("git status --short"))
+    assert covers(leading, shell(f"{char}git status --short"))
+    with pytest.raises(RuleError, match="word of its own"):
+        parse_rule(f"shell(git status{char}*)")
+
+
+@pytest.mark.parametrize("char", NOT_SH_BLANKS, ids=repr)
+def test_allow_and_deny_rules_in_settings_read_commands_as_sh_does(char: str) -> None:
+    ruleset = rules(
+        allow=["shell(git status)", f"shell(npm test{char} *)"],
+        deny=[f"shell(rm -rf build{char})", f"shell({char}curl *)"],
+    )
+    assert ruleset.evaluate(shell(f"git status{char}")).rule is None  # not allowed: it asks
+    assert ruleset.evaluate(shell("npm test --watch")).rule is None
+    allowed = ruleset.evaluate(shell(f"npm test{char} --watch")).rule
+    assert allowed is not None and allowed.action == "allow"
+    denied = ruleset.evaluate(shell(f"rm -rf build{char}")).rule
+    assert denied is not None and denied.action == "deny"
+    assert ruleset.evaluate(shell("rm -rf build")).rule is None  # another file for sh
+    denied = ruleset.evaluate(shell(f"{char}curl x")).rule
+    assert denied is not None and denied.action == "deny"
+    assert ruleset.evaluate(shell("curl x")).rule is None  # another program for sh
+
+
 def test_shell_star_covers_plain_commands_only() -> None:
     star = parse_rule("shell(*)")
     assert covers(star, shell("rm -rf build"))

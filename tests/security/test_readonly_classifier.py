@@ -1,5 +1,6 @@
 """The read-only classifier: every known way to make a "read-only" program write or run
-something is refused with a reason naming it; ordinary read-only commands stay automatic.
+something, or run until stopped, is refused with a reason naming it; ordinary read-only
+commands stay automatic.
 
 The writing and executing options below are this test's own list (from the programs'
 manuals and the attacks found), not the classifier's tables.
@@ -114,6 +115,11 @@ ATTACKS: dict[str, str] = {
     "git log {1..3}": "brace expansion",
     "git branch newbranch #--list": "`#` comment",
     "ls (x)": "shell syntax `(`",
+    # submodules have a configuration of their own, which the read-only view does not cover
+    "git diff --ignore-submodules=none": "`--ignore-submodules` makes git diff look into",
+    "git status --ignore-sub": "`--ignore-sub` (short for `--ignore-submodules`)",
+    "git log -p --submodule=diff": "`--submodule` makes git log look into submodules",
+    "git show --submodule": "`--submodule`",
 }
 
 SAFE: dict[str, str] = {
@@ -188,6 +194,47 @@ NOT_READ_ONLY = [
 ]
 
 
+# Commands that run until stopped (they would take the whole time limit of an auto-approved
+# command): refused, the reason naming the option or the program. With these programs listed.
+FOLLOWING_LISTED = [*DEFAULT_SAFE_COMMANDS, "journalctl", "watch", "less", "docker logs"]
+FOLLOWING_LISTED += ["kubectl", "podman"]
+FOLLOWING: dict[str, str] = {
+    "tail -f app.log": "`-f` makes tail wait for new lines until stopped",
+    "tail -F app.log": "`-F` makes tail wait",
+    "tail --follow app.log": "`--follow` makes tail wait",
+    "tail --follow=name app.log": "`--follow` makes tail wait",
+    "tail --fol app.log": "`--fol` (short for `--follow`)",
+    "tail --pid=42 app.log": "`--pid` makes tail wait until a process ends",
+    "tail --pid 42 app.log": "`--pid`",
+    "tail -fn20 app.log": "`-f` (in `-fn20`)",
+    "tail -n5 -f app.log": "`-f` makes tail wait",
+    "tail -n 5 -qF a.log b.log": "`-F` (in `-qF`)",
+    "tail -5f app.log": "`-f` (in `-5f`)",
+    "tail +5f app.log": "`+5f` makes tail wait",
+    "tail -- -f": "`-f`",
+    "tail *.log": "`*.log` is a glob that may expand to a file name tail reads as an option",
+    "watch ls": "`watch` runs its command again and again until stopped",
+    "watch -n1 git status": "`watch` runs",
+    "journalctl -f": "`-f` makes journalctl wait for new lines",
+    "journalctl -u nginx --follow": "`--follow` makes journalctl wait",
+    "less +F app.log": "`less` is a pager",
+    "less app.log": "`less` is a pager",
+    "docker logs -f web": "`-f` makes docker logs wait for new lines",
+    "docker logs --follow web": "`--follow` makes docker logs wait",
+    "docker logs -tf web": "`-f` (in `-tf`) makes docker logs wait",
+    "kubectl logs -f pod/web": "`-f` makes kubectl logs wait",
+    "kubectl -n prod logs --follow=true web": "`--follow` makes kubectl logs wait",
+    "podman logs --follow web": "`--follow` makes podman logs wait",
+}
+
+
+@pytest.mark.parametrize("cmd", list(FOLLOWING))
+def test_a_command_that_runs_until_stopped_is_refused_with_a_reason(cmd: str) -> None:
+    result = classify_read_only(cmd, FOLLOWING_LISTED)
+    assert not result.safe
+    assert FOLLOWING[cmd] in result.reason
+
+
 @pytest.mark.parametrize("cmd", list(ATTACKS))
 def test_attack_is_refused_and_the_reason_names_it(cmd: str) -> None:
     result = verdict(cmd)
@@ -218,12 +265,13 @@ def test_configured_entries_are_matched_by_program_and_subcommand() -> None:
 
 # -- the property -------------------------------------------------------------------------
 
-# Options that make the program write, delete, or run another program.
+# Options that make the program write, delete, or run another program (or look into
+# submodules, whose configuration can name programs).
 WRITING: dict[str, list[str]] = {
-    "git status": ["--output"],
-    "git log": ["--output", "--ext-diff", "--textconv", "--show-signature"],
-    "git diff": ["--output", "--ext-diff", "--textconv"],
-    "git show": ["--output", "--ext-diff", "--textconv", "--show-signature"],
+    "git status": ["--output", "--ignore-submodules"],
+    "git log": ["--output", "--ext-diff", "--textconv", "--show-signature", "--submodule"],
+    "git diff": ["--output", "--ext-diff", "--textconv", "--ignore-submodules", "--submodule"],
+    "git show": ["--output", "--ext-diff", "--textconv", "--show-signature", "--submodule"],
     "git branch": [
         "-d",
         "-D",

@@ -257,6 +257,30 @@ def test_history_redacts_on_load_and_narrows_the_file(tmp_path: Path) -> None:
     assert mode(path) == 0o600 and b"sk-proj" not in path.read_bytes()
 
 
+# Shapes the redactor learnt later: (a prompt, the secret in it)
+LATER_SHAPES = [
+    ("vault login hvs.CAESIJlWh8D3Jx0eK0SAbCdEfGhIjKlMnOpQrStUvWxYz", "hvs.CAESIJlWh8D3Jx0eK0SAbC"),
+    (
+        "conn AccountName=a;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UV==;x=1",
+        "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1",
+    ),
+    ("run mysql -uroot -pTr0ub4dor shop", "Tr0ub4dor"),
+    ("pay with 4111 1111 1111 1111 please", "4111 1111 1111 1111"),
+]
+
+
+def test_history_keeps_no_vault_azure_mysql_or_card_secret(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "history"
+    path.parent.mkdir()
+    history = PromptHistory(path)
+    for prompt, _secret in LATER_SHAPES:
+        history.add(prompt)
+    stored = path.read_text()
+    assert [secret for _, secret in LATER_SHAPES if secret in stored] == []
+    assert stored.count("[REDACTED]") == len(LATER_SHAPES)
+    assert PromptHistory(path).entries[-1] == "pay with [REDACTED] please"
+
+
 def _stream(answer: str) -> Any:
     async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
         yield answer

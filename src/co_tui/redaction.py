@@ -1,18 +1,20 @@
 """One redactor for everything co-tui writes down: spans, session rows, the prompt history,
 memories.
 
-Two kinds of secret become `[REDACTED]`:
+Three kinds of secret become `[REDACTED]`:
 - configured secrets (Settings.secret_values()), as written and in every escaped form they
   take in JSON text and error messages;
-- strings shaped like credentials (SHAPES), whether configured here or not.
+- strings shaped like credentials (SHAPES), whether configured here or not;
+- payment card numbers: 13 to 19 digits that start as a card network's do (2-6), together
+  or in groups split by spaces or dashes, and pass the Luhn check.
 
 Text is scanned once for anchors (the literals every shape starts with or contains, and the
 configured secrets, as one trie-shaped expression); only the shapes whose anchors occur then
-run, each starting with a literal the engine searches for. Text without a secret costs that
-one scan. A redacted stretch never holds a quote and takes whole backslash escapes, so JSON
-text stays JSON (`json_text` mends the rest); strings that hold JSON (pydantic-ai stores
-messages and tool arguments as JSON text, sometimes inside JSON) are redacted leaf by leaf
-by `value()`.
+run, each starting with a literal the engine searches for. Card numbers have no literal:
+one more scan looks for them. Text without a secret costs those two scans. A redacted
+stretch never holds a quote and takes whole backslash escapes, so JSON text stays JSON
+(`json_text` mends the rest); strings that hold JSON (pydantic-ai stores messages and tool
+arguments as JSON text, sometimes inside JSON) are redacted leaf by leaf by `value()`.
 
 The shapes follow Yelp's detect-secrets plugins where one exists (named per pattern). The
 package itself is not used: importing its plugins costs ~110 ms (they import `requests` and
@@ -60,6 +62,17 @@ def _starts_word(literal: str, word: str) -> str:
     literal, so the engine still searches for the literal first."""
     lit = re.escape(literal)
     return rf"{lit}(?:(?<!{word}{lit})|(?<=\\[nrt]{lit}))"
+
+
+def _starts_word_any(literals: tuple[str, ...], word: str) -> str:
+    return "(?:" + "|".join(_starts_word(literal, word) for literal in literals) + ")"
+
+
+_VAULT_PREFIXES = ("hvs.", "hvb.", "hvr.")
+_MYSQL_PROGRAMS = ("mysql", "mariadb")
+_MYSQL_START = _starts_word_any(_MYSQL_PROGRAMS, r"[\w.-]")
+# A command-line password value: inside the quotes it starts after, or up to a blank.
+_ARGUMENT_VALUE = r"""(?:(?<=')[^'\n\\]+|(?<=")[^"\n\\]+|(?<!["'])[^\s"'`\\;&|<>]+)"""
 
 
 SHAPES: tuple[Shape, ...] = (
@@ -126,6 +139,30 @@ SHAPES: tuple[Shape, ...] = (
     Shape("npm", r"npm_[A-Za-z0-9]{36}", ("npm_",)),
     Shape("pypi", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}", ("pypi-",)),
     Shape("stripe", r"[rs]k_(?:live|test)_[0-9A-Za-z]{20,}", ("k_live_", "k_test_")),
+    # HashiCorp Vault service, batch and recovery tokens (hvs., hvb., hvr.).
+    Shape(
+        "vault",
+        _starts_word_any(_VAULT_PREFIXES, "[A-Za-z0-9_]") + r"[A-Za-z0-9_-]{24,}",
+        _VAULT_PREFIXES,
+    ),
+    # Azure connection strings: the storage AccountKey and the Service Bus / Event Hubs
+    # SharedAccessKey (base64); SharedAccessKeyName, the key's name, is kept.
+    Shape(
+        "azure_key",
+        rf"(?P<keep>{_starts_word_any(('accountkey', 'sharedaccesskey'), '[a-z0-9_]')}\s*=\s*)"
+        r"[a-z0-9+/]{16,}={0,2}",
+        ("accountkey", "sharedaccesskey"),
+        folded=True,
+    ),
+    # The password on a mysql or mariadb command line (mysqldump, mariadb-dump, mysqladmin…):
+    # `-p<password>` (attached: `-p` alone asks for it) and `--password=<password>`, quoted
+    # or not.
+    Shape(
+        "mysql_password",
+        rf"(?P<keep>{_MYSQL_START}[\w-]*"
+        rf"(?:[^\S\n][^\n;|&]*?)?[^\S\n](?:-p|--password=){_QUOTE}){_ARGUMENT_VALUE}",
+        _MYSQL_PROGRAMS,
+    ),
     # OpenAI and Anthropic style keys: sk-…, sk-proj-…, sk-ant-api03-… A key has a known
     # prefix or a digit or capital; `sk-learn-compatible` and `task-list` are words.
     Shape(
@@ -163,13 +200,53 @@ SHAPES: tuple[Shape, ...] = (
     ),
     Shape(
         "key",
-        rf"(?P<keep>(?:(?:{'|'.join(_KEY_WORDS)})_?key|db_?pass){_ASSIGN}){_VALUE}",
+        rf"(?P<keep>(?:(?:{'|'.join(_KEY_WORDS)})_?key(?!_?name\b)|db_?pass){_ASSIGN}){_VALUE}",
         (*(f"{w}{sep}key" for w in _KEY_WORDS for sep in ("_", "")), "db_pass", "dbpass"),
         folded=True,
     ),
 )
 _MAX_JSON_DEPTH = 6
 _HEX = frozenset("0123456789abcdefABCDEF")
+
+# A payment card number: 13-19 digits, the first 2-6 (Visa, Mastercard, Amex, Discover, JCB,
+# Diners, UnionPay, Maestro), either together or in groups of 3-6 split by one separator
+# (a space or a dash), and not part of a longer number, a decimal or a word.
+# The look-behinds follow the first digit, so the engine tries them at digits only.
+_CARD = re.compile(
+    r"[2-6](?:(?<![\w.,+-][2-6])|(?<=\\[nrt][2-6]))"
+    r"(?:\d{12,18}|\d{2,5}(?P<sep>[ -])\d{3,6}(?:(?P=sep)\d{3,6}){1,4})"
+    r"(?!\w|[.,-]\d)"
+)
+_CARD_DIGITS = range(13, 20)
+
+
+def _luhn_valid(digits: str) -> bool:
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        digit = int(char)
+        if position % 2:
+            digit = digit * 2 - 9 if digit > 4 else digit * 2
+        total += digit
+    return total % 10 == 0
+
+
+def _is_card(number: str) -> bool:
+    digits = number.replace(" ", "").replace("-", "")
+    return len(digits) in _CARD_DIGITS and _luhn_valid(digits)
+
+
+def _redact_cards(text: str) -> str:
+    """`text` with each card number replaced; the same object when it holds none."""
+    pieces: list[str] = []
+    pos = 0
+    for match in _CARD.finditer(text):
+        if _is_card(match.group()):
+            pieces += (text[pos : match.start()], REDACTED)
+            pos = match.end()
+    if not pieces:
+        return text
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
 def _escaped_forms(secret: str) -> set[str]:
@@ -303,6 +380,9 @@ class Redactor:
         self._trigger, self._wanted = _trigger(tuple(literal))
 
     def text(self, value: str) -> str:
+        return _redact_cards(self._shapes(value))
+
+    def _shapes(self, value: str) -> str:
         found = set(self._trigger.findall(value.casefold()))
         if not found:
             return value

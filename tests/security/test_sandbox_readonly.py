@@ -149,8 +149,11 @@ async def test_read_only_docker_container_is_separate_hardened_and_offline(
             assert ro["HostConfig"][key] == main["HostConfig"][key], key
         assert ro["Config"]["User"] == main["Config"]["User"] == str(box.run_as)
         assert ro["Config"]["Labels"][LABEL_OWNER] == "1"
-        (mount,) = ro["Mounts"]
-        assert (mount["Destination"], mount["RW"]) == ("/workspace", False)
+        mounts = {m["Destination"]: (m["Source"], m["RW"]) for m in ro["Mounts"]}
+        assert mounts == {
+            "/workspace": (str(repo.resolve()), False),
+            "/workspace/.git/config": ("/dev/null", False),  # git reads no repository config
+        }
     finally:
         await box.cleanup()
     from docker.errors import NotFound

@@ -6,6 +6,9 @@ program and subcommand) is in `shell_safe_commands`, and none of its arguments i
 that makes that program write, delete or run something, in any spelling: `--opt=x`,
 `--opt x`, an abbreviation, a bundle of short options, a glob that could expand to one.
 
+A command that runs until stopped is refused too: `tail -f` in any spelling, `journalctl -f`,
+`docker|podman|kubectl logs -f`, `watch`, `less` (what it accepts runs for 30 s at most).
+
 This is the second layer: what it accepts also runs in a read-only, network-less view of
 the workspace (approvals.py). Where it cannot tell, it refuses, and the user is asked.
 """
@@ -217,6 +220,9 @@ _GIT_REFUSED = {
     "--git-dir": "use another repository",
     "--work-tree": "use another work tree",
     "--config-env": "take configuration, which can run programs, from the environment",
+    "--ignore-submodules": "look into submodules (the read-only view ignores them), whose own "
+    "configuration can run programs",
+    "--submodule": "look into submodules, whose own configuration can run programs",
 }
 _GIT = _Rules(_GIT_REFUSED, real_options=frozenset({"--text"}), each_word=_gpg_placeholder)
 
@@ -282,6 +288,50 @@ _RULES: dict[str, _Rules] = {
         }
     ),
 }
+
+
+# -- commands that run until stopped ----------------------------------------------------
+
+_FOLLOWS = "wait for new lines until stopped"
+_OBSOLETE_TAIL = re.compile(r"[+-]\d*[bcl]?[fF]")
+
+
+def _obsolete_tail_follow(word: str) -> str | None:
+    """`tail -5f` and `tail +5f`: the old spelling of -n (or -c) with -f."""
+    if _OBSOLETE_TAIL.fullmatch(word):
+        return f"`{word}` makes tail {_FOLLOWS}"
+    return None
+
+
+_FOLLOWING: dict[str, _Rules] = {
+    "tail": _Rules(
+        {
+            **dict.fromkeys(("-f", "-F", "--follow"), _FOLLOWS),
+            "--pid": "wait until a process ends",
+        },
+        each_word=_obsolete_tail_follow,
+    ),
+    "journalctl": _Rules(dict.fromkeys(("-f", "--follow"), _FOLLOWS)),
+    **{
+        f"{program} logs": _Rules(dict.fromkeys(("-f", "--follow"), _FOLLOWS))
+        for program in ("docker", "podman", "kubectl")
+    },
+}
+_NEVER_ENDS = {
+    "watch": "runs its command again and again until stopped",
+    "less": "is a pager: it waits for keys (and `+F` follows the file)",
+}
+
+
+def _until_stopped_problem(program: str, args: Sequence[_Word]) -> str | None:
+    """Why a command would run until stopped (it then runs for the whole time limit)."""
+    if program in _NEVER_ENDS:
+        return f"`{program}` {_NEVER_ENDS[program]}"
+    label = program
+    if f"{program} logs" in _FOLLOWING and any(word.text == "logs" for word in args):
+        label = f"{program} logs"
+    rules = _FOLLOWING.get(label)
+    return _arguments_problem(rules, args, label) if rules is not None else None
 
 
 def _option_problem(rules: _Rules, word: str, label: str) -> str | None:
@@ -442,5 +492,7 @@ def classify_read_only(cmd: str, safe_commands: Sequence[str]) -> ReadOnlyVerdic
         rules = _RULES.get(program)
     args = words[start + consumed :]
     if rules is not None and (problem := _arguments_problem(rules, args, label)):
+        return ReadOnlyVerdict(False, problem)
+    if problem := _until_stopped_problem(program, words[1:]):
         return ReadOnlyVerdict(False, problem)
     return ReadOnlyVerdict(True, f"read-only command ({' '.join(entry)})")

@@ -1,14 +1,15 @@
 """Whether one rule covers one tool call.
 
-Prefix rules compare shell words (shlex, as POSIX sh splits a line without `$`, backticks
-and line breaks), never raw string prefixes, and never cover a command with shell syntax:
-`npm test *` covers `npm test --watch`, not `npm test; rm -rf ~` nor `npm testx`. A web_fetch
-URL's host is read as the fetcher reads it (httpx), and a URL with a user name is no match.
+Prefix rules compare shell words (as POSIX sh splits a line without `$`, backticks and line
+breaks: on spaces and tabs only), never raw string prefixes, and never cover a command with
+shell syntax: `npm test *` covers `npm test --watch`, not `npm test; rm -rf ~` nor
+`npm testx`. An exact rule ignores only the blanks sh ignores around a command: `git status`
+does not cover `git status\\xa0` (sh passes `status\\xa0` to git). A web_fetch URL's host is
+read as the fetcher reads it (httpx), and a URL with a user name is no match.
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -16,7 +17,14 @@ from typing import Any
 
 import httpx
 
-from co_tui.permissions.rules import FETCH_TOOL, SHELL_SYNTAX, SHELL_TOOL, Rule
+from co_tui.permissions.rules import (
+    FETCH_TOOL,
+    SHELL_SYNTAX,
+    SHELL_TOOL,
+    Rule,
+    sh_strip,
+    sh_words,
+)
 
 
 @dataclass(frozen=True)
@@ -44,7 +52,7 @@ def plain_words(cmd: str) -> list[str] | None:
     if set(cmd) & SHELL_SYNTAX:
         return None
     try:
-        return shlex.split(cmd)
+        return sh_words(cmd)
     except ValueError:
         return None
 
@@ -72,6 +80,6 @@ def covers(rule: Rule, call: ToolCall) -> bool:
     if cmd is None:
         return False
     if rule.kind == "command":
-        return cmd.strip() == rule.command
+        return sh_strip(cmd) == rule.command
     words = plain_words(cmd)
     return words is not None and tuple(words[: len(rule.words)]) == rule.words

@@ -1,7 +1,8 @@
 """The permission rule grammar. A rule names a tool, and for two tools what its argument is:
 
     shell                       every shell command (`shell` is run_shell_command)
-    shell(git status)           exactly this command (string equality, outer spaces ignored)
+    shell(git status)           exactly this command (string equality, outer spaces and tabs
+                                and a final line break ignored)
     shell(npm test *)           a command whose shell words start with `npm test`; ` *` means
                                 any further words. Never a command with a shell operator,
                                 `$`, a backtick or a line break.
@@ -11,6 +12,10 @@
     mcp:github_*                MCP tools (named `<server>_<tool>`) matching the glob
 
 `parse_rule` raises RuleError, whose message says what is wrong and how to write it.
+
+Blanks are what /bin/sh splits words on: space and tab, nothing else. Any other character
+Python calls whitespace (\\xa0, \\u3000, \\v, \\f, \\x1c-\\x1f, \\x85, \\u2028, \\r) is part of a
+word for sh, so it is for the rules, in the rule text and in the command alike.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ SHELL_SYNTAX = frozenset(";&|<>()$`\n\r\x00")
 # that is quoted in one place and expanded in another.
 _EXPANDING = frozenset("*?[]{}~#")
 
+SH_BLANKS = " \t"
+
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _MCP_GLOB = re.compile(r"[A-Za-z0-9_\-*?\[\]!]+")
 _LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
@@ -41,6 +48,23 @@ RuleKind = Literal["tool", "command", "prefix", "domain", "mcp"]
 
 class RuleError(ValueError):
     """Not a permission rule; the message says why, in one line."""
+
+
+def sh_strip(text: str) -> str:
+    """`text` without the outer blanks sh ignores (and a final line break, which only ends
+    the command)."""
+    return text.strip(SH_BLANKS).removesuffix("\n").strip(SH_BLANKS)
+
+
+def sh_words(text: str) -> list[str]:
+    """The words of a line without shell syntax, split on blanks only, quotes removed as
+    POSIX sh does (shlex's default would also split on \\r and \\n). Raises ValueError on
+    an unclosed quote."""
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace = SH_BLANKS
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    return list(lexer)
 
 
 @dataclass(frozen=True)
@@ -71,7 +95,7 @@ class Rule:
 
 
 def parse_rule(text: str) -> Rule:
-    rule = text.strip()
+    rule = sh_strip(text)
     if not rule:
         raise RuleError("a rule cannot be empty")
     if rule.startswith("mcp:"):
@@ -83,7 +107,7 @@ def parse_rule(text: str) -> Rule:
             )
         return Rule(rule, "mcp", pattern=pattern)
     name, paren, rest = rule.partition("(")
-    name = name.strip()
+    name = name.strip(SH_BLANKS)
     if not _TOOL_NAME.fullmatch(name):
         raise RuleError(
             f"`{name}` is not a tool name: write `tool`, `tool(argument)` or `mcp:glob`"
@@ -93,7 +117,7 @@ def parse_rule(text: str) -> Rule:
         return Rule(rule, "tool", tool)
     if not rest.endswith(")"):
         raise RuleError("the argument has no closing `)` at the end of the rule")
-    argument = rest[:-1].strip()
+    argument = sh_strip(rest[:-1])
     if not argument:
         raise RuleError(f"`{name}()` has an empty argument: write `{name}` for every call")
     if tool == SHELL_TOOL:
@@ -111,7 +135,7 @@ def _shell_rule(rule: str, argument: str) -> Rule:
     if not argument.endswith("*"):
         return Rule(rule, "command", SHELL_TOOL, command=argument)
     body = argument[:-1]
-    if body.rstrip() == body:
+    if body.rstrip(SH_BLANKS) == body:
         raise RuleError(
             "`*` must be a word of its own at the end (`npm test *`): rules match shell "
             "words, not characters"
@@ -123,7 +147,7 @@ def _shell_rule(rule: str, argument: str) -> Rule:
             "breaks are never covered by a prefix; write the exact command instead"
         )
     try:
-        words = tuple(shlex.split(body))
+        words = tuple(sh_words(body))
     except ValueError as exc:
         raise RuleError(f"the command cannot be split into shell words ({exc})") from None
     for word in words:
@@ -137,14 +161,14 @@ def _shell_rule(rule: str, argument: str) -> Rule:
 
 def _domain_rule(rule: str, argument: str) -> Rule:
     kind, colon, value = argument.partition(":")
-    if kind.strip() != "domain" or not colon:
+    if kind.strip(SH_BLANKS) != "domain" or not colon:
         raise RuleError("web_fetch takes `domain:<host>`, e.g. web_fetch(domain:docs.python.org)")
-    host = value.strip().lower().removesuffix(".")
+    host = value.strip(SH_BLANKS).lower().removesuffix(".")
     if host.startswith(("*.", ".")):
         raise RuleError(f"`domain:{host.lstrip('*.')}` covers its subdomains already")
     if not _HOST.fullmatch(host):
         raise RuleError(
-            f"`{value.strip()}` is not a host name (letters, digits, - and dots; a name with "
-            "other letters in its xn-- form)"
+            f"`{value.strip(SH_BLANKS)}` is not a host name (letters, digits, - and dots; a name "
+            "with other letters in its xn-- form)"
         )
     return Rule(rule, "domain", FETCH_TOOL, domain=host)

@@ -8,12 +8,19 @@ bare tool name. No offer for a command the rule text could not show faithfully o
 from __future__ import annotations
 
 from co_tui.permissions.matching import ToolCall, covers, fetch_host
-from co_tui.permissions.rules import FETCH_TOOL, SHELL_TOOL, Rule, RuleError, parse_rule
+from co_tui.permissions.rules import (
+    FETCH_TOOL,
+    SHELL_TOOL,
+    Rule,
+    RuleError,
+    parse_rule,
+    sh_strip,
+)
 
 
 def suggest_rule(call: ToolCall) -> str | None:
     if call.tool_name == SHELL_TOOL:
-        cmd = (call.command or "").strip()
+        cmd = sh_strip(call.command or "")
         if not cmd or not cmd.isprintable() or cmd.endswith("*"):
             return None
         text = f"shell({cmd})"

@@ -1,8 +1,18 @@
-"""The sandbox seam: every shell command co-tui runs goes through a `SandboxProtocol`."""
+"""The sandbox seam: every shell command co-tui runs goes through a `SandboxProtocol`.
+
+Read-only runs (auto-approved commands) give git no configuration that names a program: the
+environment (READ_ONLY_ENV) outranks the rest, and the repository's own files are covered
+with /dev/null (git_config_masks). Where they cannot be (`.git` is a file or a link, its
+config a link, a FIFO or a folder, a `commondir` points elsewhere), git is not given the
+repository at all: it fails with "not a git repository" (READ_ONLY_GIT_GUARD, checked in the
+sandbox before each command). Nothing else in the view changes.
+"""
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 IsolationLevel = Literal["full", "namespace", "none"]
@@ -51,12 +61,11 @@ WORKSPACE_CHECK = {
 
 
 # Git configuration for read-only runs, through the environment so that it applies to any
-# git the command starts and outranks the repository's own .git/config: no fsmonitor
-# daemon, hooks, pager, ssh, credential helper or gpg runs from a (possibly hostile) repo.
-# diff.external is not emptied here: git 2.39 then fails every `git diff` ("cannot run
-# : No such file"); whatever a repository's diff.external runs is held by the read-only
-# mount and the missing network like any other command. GIT_EXTERNAL_DIFF is never set:
-# bwrap clears the environment and the containers get only the variables co-tui gives.
+# git the command starts and outranks any other configuration: no fsmonitor daemon, hooks,
+# pager, ssh, credential helper or gpg runs, a bare repository is used only when named
+# (`--git-dir` is refused), and submodules, whose own configuration could name programs,
+# are not looked into. GIT_EXTERNAL_DIFF is never set: bwrap clears the environment and the
+# containers get only the variables co-tui gives.
 _READ_ONLY_GIT_CONFIG = {
     "core.fsmonitor": "false",
     "core.pager": "cat",
@@ -66,6 +75,8 @@ _READ_ONLY_GIT_CONFIG = {
     "credential.helper": "",
     "log.showSignature": "false",
     "gpg.program": "false",
+    "safe.bareRepository": "explicit",
+    "diff.ignoreSubmodules": "all",
 }
 
 
@@ -83,6 +94,73 @@ READ_ONLY_ENV: dict[str, str] = {
     "GIT_TERMINAL_PROMPT": "0",
     **_git_config_env(_READ_ONLY_GIT_CONFIG),
 }
+
+# The repository's own configuration can name programs git runs by itself (diff.external,
+# a textconv or clean filter driver, include.path to more of them); diff.external cannot
+# be emptied through the environment (git 2.39 then fails every `git diff`). So the
+# read-only view covers these files of the workspace's .git with /dev/null: git reads
+# no repository configuration at all.
+MASKED_GIT_FILES = ("config", "config.worktree")
+GIT_DIR_IN_SANDBOX = "/workspace/.git"
+# What git is given instead of the repository when its configuration cannot be covered
+# (below): a path that can never exist, whose name git's error shows the model.
+HIDDEN_GIT_DIR = "/dev/null/hidden: the read-only view cannot cover the config of this .git"
+
+
+@dataclass(frozen=True)
+class MaskedFile:
+    """A regular file of the workspace's .git to cover, and which file it is (a file
+    replaced on the host is a new one: a mount over the old one no longer covers it)."""
+
+    name: str
+    identity: tuple[int, int, int]  # device, inode, ctime in ns
+
+    @property
+    def in_sandbox(self) -> str:
+        return f"{GIT_DIR_IN_SANDBOX}/{self.name}"
+
+
+def git_config_masks(workspace: Path) -> tuple[MaskedFile, ...]:
+    """The configuration files of `workspace`/.git to cover with /dev/null in the read-only
+    view: those that are regular files in a `.git` that is a plain directory. What cannot be
+    covered so (a `.git` file or link, a config that is a link or a FIFO) is left as it is:
+    READ_ONLY_GIT_GUARD then hides the whole repository from git."""
+    git_dir = workspace / ".git"
+    try:
+        if not stat.S_ISDIR(git_dir.lstat().st_mode):
+            return ()
+    except OSError:
+        return ()
+    masks: list[MaskedFile] = []
+    for name in MASKED_GIT_FILES:
+        try:
+            st = (git_dir / name).lstat()
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            masks.append(MaskedFile(name, (st.st_dev, st.st_ino, st.st_ctime_ns)))
+    return tuple(masks)
+
+
+def _guard_script() -> str:
+    """Shell run in the sandbox before a read-only command: unless git would find either no
+    repository or a plain .git directory whose configuration files are all absent or
+    covered by /dev/null (device 1:3), and no `commondir` sending it to another directory's
+    configuration, git is given HIDDEN_GIT_DIR instead. It catches what changed between
+    git_config_masks and the command (a link put in, a covered file replaced on the host)."""
+    g = GIT_DIR_IN_SANDBOX
+    files = " && ".join(f'co_safe "{g}/{name}"' for name in MASKED_GIT_FILES)
+    return (
+        'co_absent() { [ ! -e "$1" ] && [ ! -L "$1" ]; }; '
+        'co_safe() { co_absent "$1" || { [ ! -L "$1" ] && [ -c "$1" ] '
+        '&& [ "$(stat -c %t:%T "$1")" = 1:3 ]; }; }; '
+        f"if ! co_absent {g} && ! {{ [ -d {g} ] && [ ! -L {g} ] "
+        f"&& co_absent {g}/commondir && {files}; }}; "
+        f"then export GIT_DIR='{HIDDEN_GIT_DIR}'; fi; "
+    )
+
+
+READ_ONLY_GIT_GUARD = _guard_script()
 
 
 @runtime_checkable

@@ -7,6 +7,13 @@ Limits: bubblewrap has no cgroups, so the command's shell sets hard rlimits firs
 hog therefore fails its allocation (and is reported) rather than being OOM-killed.
 When co-tui runs as root, bwrap itself is started as the workspace owner (`setpriv`), so
 the sandbox never holds root's file access through the user-namespace mapping.
+
+bwrap and setpriv are found once, when the sandbox is made, in PATH's absolute directories
+only (never the current directory), and run by that path with an empty environment.
+
+Read-only runs: the workspace's .git/config (and config.worktree) is covered with /dev/null
+when it is a regular file in a plain .git directory, so git reads no repository
+configuration; otherwise git is not given the repository (base.READ_ONLY_GIT_GUARD).
 """
 
 from __future__ import annotations
@@ -19,10 +26,12 @@ from pathlib import Path
 
 from co_tui.sandbox.base import (
     READ_ONLY_ENV,
+    READ_ONLY_GIT_GUARD,
     WORKSPACE_CHECK,
     CommandResult,
     IsolationLevel,
     SandboxUnavailable,
+    git_config_masks,
 )
 from co_tui.sandbox.docker import docker_memory_bytes
 from co_tui.sandbox.runas import RunAs, pick_run_as
@@ -35,6 +44,7 @@ _MEMORY_ERRORS = re.compile(
 )
 # Sets the hard limits, then runs the command ($1) in a shell of its own.
 _LIMITS = 'ulimit -p {pids} && ulimit -v {kb} && exec /bin/sh -c "$1"'
+_NOT_INSTALLED = "bwrap not installed (Debian/Ubuntu: apt install bubblewrap)"
 # Everything but the workspace and the user; --clearenv precedes the --setenv options.
 _ISOLATION = (
     f"--proc /proc --dev /dev --tmpfs /tmp --tmpfs {HOME_DIR} --chdir /workspace "
@@ -48,6 +58,19 @@ _ENV = {
     "PAGER": "cat",
     "GIT_PAGER": "cat",
 }
+
+
+def find_program(name: str) -> str | None:
+    """The absolute path of the executable `name` in PATH's absolute directories; "", "."
+    and other relative entries (the current directory) are skipped. An absolute `name` is
+    taken as it is; another name with a slash is not looked up."""
+    if os.path.isabs(name):
+        return name if os.path.isfile(name) and os.access(name, os.X_OK) else None
+    if "/" in name:
+        return None
+    entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    absolute = os.pathsep.join(entry for entry in entries if os.path.isabs(entry))
+    return shutil.which(name, path=absolute) if absolute else None
 
 
 def system_binds() -> list[str]:
@@ -80,15 +103,20 @@ class BwrapSandbox:
         self.mem_limit = mem_limit
         self.pids_limit = pids_limit
         self.output_limit = output_limit
-        self.bwrap = bwrap
+        found = find_program(bwrap)
+        if found is None:
+            raise SandboxUnavailable(_NOT_INSTALLED)
+        self.bwrap = found
         self.run_as = run_as or pick_run_as(self.workspace)
         self._drop_root = self._drop_root_prefix()
-        self._prefix = {ro: self._build_prefix(read_only=ro) for ro in (False, True)}
+        # The arguments before and after the mounts that cover .git files (read-only runs).
+        self._mounts = {ro: self._mount_args(read_only=ro) for ro in (False, True)}
+        self._rest = {ro: self._rest_args(read_only=ro) for ro in (False, True)}
 
     def _drop_root_prefix(self) -> list[str]:
         if os.geteuid() != 0:
             return []
-        setpriv = shutil.which("setpriv")
+        setpriv = find_program("setpriv")
         if setpriv is None:
             raise SandboxUnavailable(
                 "setpriv not found: co-tui runs as root and needs it to start bwrap as the "
@@ -97,19 +125,29 @@ class BwrapSandbox:
         uid, gid = self.run_as.uid, self.run_as.gid
         return [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
 
-    def _build_prefix(self, *, read_only: bool) -> list[str]:
+    def _mount_args(self, *, read_only: bool) -> list[str]:
         workspace = ["--ro-bind" if read_only else "--bind", str(self.workspace), "/workspace"]
+        return [*self._drop_root, self.bwrap, *system_binds(), *workspace]
+
+    def _rest_args(self, *, read_only: bool) -> list[str]:
         user = ["--uid", str(self.run_as.uid), "--gid", str(self.run_as.gid)]
         env = dict(_ENV, **READ_ONLY_ENV) if read_only else _ENV
         setenv = [arg for key, value in env.items() for arg in ("--setenv", key, value)]
-        bwrap = [self.bwrap, *system_binds(), *workspace, *_ISOLATION, *user, *setenv, "--"]
-        return [*self._drop_root, *bwrap]
-
-    def argv(self, cmd: str, *, read_only: bool = False) -> list[str]:
         limits = _LIMITS.format(
             pids=self.pids_limit, kb=docker_memory_bytes(self.mem_limit) // 1024
         )
-        return [*self._prefix[read_only], "/bin/sh", "-c", limits, "co-sandbox", cmd]
+        script = READ_ONLY_GIT_GUARD + limits if read_only else limits
+        return [*_ISOLATION, *user, *setenv, "--", "/bin/sh", "-c", script, "co-sandbox"]
+
+    def _git_masks(self) -> list[str]:
+        """/dev/null over the workspace's .git configuration files, looked at now. A device
+        bind: bwrap's read-only binds are nodev, and /dev/null discards what is written."""
+        masks = git_config_masks(self.workspace)
+        return [arg for mask in masks for arg in ("--dev-bind", "/dev/null", mask.in_sandbox)]
+
+    def argv(self, cmd: str, *, read_only: bool = False) -> list[str]:
+        masks = self._git_masks() if read_only else []
+        return [*self._mounts[read_only], *masks, *self._rest[read_only], cmd]
 
     async def run_command(
         self, cmd: str, timeout: float = 120, *, read_only: bool = False
@@ -118,7 +156,7 @@ class BwrapSandbox:
         result = await run_in_process_group(
             self.argv(cmd, read_only=read_only),
             cwd=None,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            env={},  # argv[0] is an absolute path; bwrap sets the command's environment
             timeout=timeout,
             output_limit=self.output_limit,
         )
@@ -145,13 +183,32 @@ def probe(
 ) -> str | None:
     """None when bubblewrap runs a command here as the run-as user and that user can write
     and enter the workspace inside the sandbox, else why not (one line, with the fix)."""
-    path = shutil.which(bwrap)
-    if path is None:
-        return "bwrap not installed (Debian/Ubuntu: apt install bubblewrap)"
+    _sandbox, why = probed_sandbox(workspace, bwrap=bwrap, timeout=timeout, run_as=run_as)
+    return why
+
+
+def probed_sandbox(
+    workspace: Path,
+    *,
+    timeout: float = 3.0,
+    bwrap: str = "bwrap",
+    run_as: RunAs | None = None,
+    mem_limit: str = "1g",
+    output_limit: int = 100_000,
+) -> tuple[BwrapSandbox | None, str | None]:
+    """(the sandbox, None) when `probe` finds it works, else (None, why not): the sandbox
+    probed is the one used, bwrap and setpriv found once."""
     try:
-        sandbox = BwrapSandbox(workspace, bwrap=path, run_as=run_as)
+        sandbox = BwrapSandbox(
+            workspace, bwrap=bwrap, run_as=run_as, mem_limit=mem_limit, output_limit=output_limit
+        )
     except SandboxUnavailable as exc:
-        return str(exc)
+        return None, str(exc)
+    why = _check(sandbox, timeout)
+    return (sandbox, None) if why is None else (None, why)
+
+
+def _check(sandbox: BwrapSandbox, timeout: float) -> str | None:
     try:
         proc = subprocess.run(
             sandbox.argv(WORKSPACE_CHECK[False]),
@@ -159,6 +216,7 @@ def probe(
             capture_output=True,
             timeout=timeout,
             check=False,
+            env={},
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap probe failed: {exc}"

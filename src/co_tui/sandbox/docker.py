@@ -5,7 +5,12 @@ runs with no capabilities, no new privileges, never as root (see runas.py), a re
 root filesystem, a tmpfs /tmp, a pids limit, a memory limit, CPU quota and (by default) no
 network. Only the workspace (mounted at /workspace) is writable on the host. Read-only runs
 go to a second container (`…-ro`, started on the first of them) that mounts the workspace
-read-only and has no network whatever sandbox_network says.
+read-only and has no network whatever sandbox_network says. In it the workspace's
+.git/config (and config.worktree), when a regular file in a plain .git directory, is covered
+with /dev/null, so git reads no repository configuration. A mount over a file the host then
+replaces covers nothing more, so before each read-only run the files are looked at again and
+the container is made anew when they changed; each run also checks the cover in the
+container and, when it is not there, gives git no repository (base.READ_ONLY_GIT_GUARD).
 
 The docker SDK is blocking: every call runs in a thread so the event loop never waits.
 Cancelling a command kills its process group inside the container. Containers carry
@@ -29,12 +34,15 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.sandbox.base import (
     READ_ONLY_ENV,
+    READ_ONLY_GIT_GUARD,
     WORKSPACE_CHECK,
     CommandResult,
     IsolationLevel,
+    MaskedFile,
     OutputCollector,
     SandboxError,
     SandboxUnavailable,
+    git_config_masks,
 )
 from co_tui.sandbox.runas import RunAs, pick_run_as
 
@@ -175,6 +183,7 @@ class DockerSandbox:
         self.run_as = run_as or pick_run_as(self.workspace)
         self.stale_removed: list[str] = []
         self._starts: dict[bool, asyncio.Task[str]] = {}  # read_only -> its container's start
+        self._ro_masks: tuple[MaskedFile, ...] = ()  # what the read-only container covers
         self._oom_kills: dict[str, int] = {}
 
     @property
@@ -229,8 +238,9 @@ class DockerSandbox:
             )
         existing.remove(force=True)
 
-    def _start_container(self, read_only: bool) -> str:
+    def _start_container(self, read_only: bool, masks: tuple[MaskedFile, ...] = ()) -> str:
         from docker.errors import APIError, ImageNotFound
+        from docker.types import Mount
 
         self.stale_removed += remove_stale_containers(self.client)
         name = self.ro_container_name if read_only else self.container_name
@@ -258,6 +268,10 @@ class DockerSandbox:
                 volumes={
                     str(self.workspace): {"bind": "/workspace", "mode": "ro" if read_only else "rw"}
                 },
+                mounts=[
+                    Mount(mask.in_sandbox, "/dev/null", type="bind", read_only=True)
+                    for mask in masks
+                ],
                 environment=environment,
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
@@ -296,12 +310,34 @@ class DockerSandbox:
         )
 
     async def _ensure_container(self, read_only: bool) -> str:
+        masks = git_config_masks(self.workspace) if read_only else ()
         start = self._starts.get(read_only)
-        if start is None or (start.done() and self._started(read_only=read_only) is None):
-            start = asyncio.ensure_future(asyncio.to_thread(self._start_container, read_only))
+        # The read-only container covers other files, or files the host has since replaced.
+        stale = start if read_only and start is not None and masks != self._ro_masks else None
+        if start is None or stale or (start.done() and self._started(read_only=read_only) is None):
+            if read_only:
+                self._ro_masks = masks
+            start = asyncio.ensure_future(self._start(read_only, masks, replacing=stale))
             self._starts[read_only] = start
         # Shielded: a cancel during the start leaves the container known, for cleanup.
         return await asyncio.shield(start)
+
+    async def _start(
+        self, read_only: bool, masks: tuple[MaskedFile, ...], replacing: asyncio.Task[str] | None
+    ) -> str:
+        if replacing is not None:
+            await self._remove(replacing)
+        return await asyncio.to_thread(self._start_container, read_only, masks)
+
+    async def _remove(self, start: asyncio.Task[str]) -> None:
+        from docker.errors import NotFound
+
+        try:
+            container_id = await start
+        except Exception:
+            return  # it never started
+        with contextlib.suppress(NotFound):
+            await asyncio.to_thread(self.client.api.remove_container, container_id, force=True)
 
     async def cleanup(self) -> None:
         starts, self._starts = self._starts, {}
@@ -321,12 +357,15 @@ class DockerSandbox:
         await asyncio.to_thread(remove)
 
     # -- commands ----------------------------------------------------------------------
-    def _exec(self, container_id: str, cmd: str, timeout: float, token: str) -> _ExecOutcome:
+    def _exec(
+        self, container_id: str, cmd: str, timeout: float, token: str, read_only: bool
+    ) -> _ExecOutcome:
         """One command: exec_create, exec_start (raw socket). Blocking."""
         from docker.utils.socket import frames_iter
 
         api = self.client.api
-        argv = ["/bin/sh", "-c", _WRAPPER, "co-sandbox", f"{timeout:g}", cmd, token]
+        wrapper = READ_ONLY_GIT_GUARD + _WRAPPER if read_only else _WRAPPER
+        argv = ["/bin/sh", "-c", wrapper, "co-sandbox", f"{timeout:g}", cmd, token]
         exec_id = api.exec_create(container_id, argv, workdir="/workspace")["Id"]
         sock = api.exec_start(exec_id, socket=True)
         raw = getattr(sock, "_sock", sock)
@@ -394,13 +433,13 @@ class DockerSandbox:
         self.client.api.restart(container_id, timeout=0)
 
     def _run_blocking(
-        self, container_id: str, cmd: str, timeout: float, token: str
+        self, container_id: str, cmd: str, timeout: float, token: str, read_only: bool
     ) -> CommandResult:
         from docker.errors import APIError, NotFound
 
         started = time.monotonic()
         try:
-            outcome = self._exec(container_id, cmd, timeout, token)
+            outcome = self._exec(container_id, cmd, timeout, token, read_only)
         except NotFound as exc:
             raise ContainerGone("the sandbox container disappeared; it will be recreated") from exc
         except APIError as exc:
@@ -437,7 +476,9 @@ class DockerSandbox:
         container_id = await self._ensure_container(read_only)
         token = uuid.uuid4().hex
         try:
-            return await asyncio.to_thread(self._run_blocking, container_id, cmd, timeout, token)
+            return await asyncio.to_thread(
+                self._run_blocking, container_id, cmd, timeout, token, read_only
+            )
         except ContainerGone:
             self._starts.pop(read_only, None)
             raise

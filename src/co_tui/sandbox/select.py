@@ -1,12 +1,12 @@
 """Pick the sandbox backend: the configured one, or under "auto" the first that works.
 
 Order under "auto": docker (the engine answers and the image exists), bwrap (installed, and
-a probe in the sandbox finds the workspace writable), then subprocess (no isolation), which
-then carries a warning to show. Both isolating backends run commands as the user chosen by
-runas.py, never as root. Every backend not used is listed in `SandboxChoice.skipped` with
-the reason. A configured backend that does not work raises SandboxUnavailable naming the
-reason and the fix: never a silent fallback to less isolation. Probes use short timeouts:
-this runs when the app starts.
+a probe in the sandbox finds the workspace writable; the sandbox probed is the one used),
+then subprocess (no isolation), which then carries a warning to show. Both isolating
+backends run commands as the user chosen by runas.py, never as root. Every backend not used
+is listed in `SandboxChoice.skipped` with the reason. A configured backend that does not
+work raises SandboxUnavailable naming the reason and the fix: never a silent fallback to
+less isolation. Probes use short timeouts: this runs when the app starts.
 """
 
 from __future__ import annotations
@@ -127,18 +127,17 @@ def select_sandbox(
             raise _configured_fails(backend, why or "unavailable")
         skipped["docker"] = why or "unavailable"
     if run_as is not None and backend in ("auto", "bwrap"):
-        from co_tui.sandbox.bwrap import BwrapSandbox, probe
+        from co_tui.sandbox.bwrap import probed_sandbox
 
-        why = probe(workspace, run_as=run_as)
-        if why is None:
-            sandbox = BwrapSandbox(
-                workspace, mem_limit=mem_limit, output_limit=output_limit, run_as=run_as
-            )
+        bwrap, why = probed_sandbox(
+            workspace, run_as=run_as, mem_limit=mem_limit, output_limit=output_limit
+        )
+        if bwrap is not None:
             reason = "configured" if backend == "bwrap" else "auto: bubblewrap works here"
-            return SandboxChoice(sandbox, reason, skipped)
+            return SandboxChoice(bwrap, reason, skipped)
         if backend == "bwrap":
-            raise _configured_fails(backend, why)
-        skipped["bwrap"] = why
+            raise _configured_fails(backend, why or "unavailable")
+        skipped["bwrap"] = why or "unavailable"
     fallback = SubprocessSandbox(workspace, output_limit)
     if backend == "subprocess":
         return SandboxChoice(fallback, "configured", skipped)

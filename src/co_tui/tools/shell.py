@@ -3,6 +3,10 @@
 A command that exits non-zero, times out or is killed is a failed call (`ToolFailed`: the
 result's outcome is "failed", shown as such, and sent through the provider's error channel);
 the model still gets its output and the `[exit code N]` line either way.
+
+A command that runs without asking (the read-only classifier accepted it) is killed after
+AUTO_APPROVED_TIMEOUT_S at most, whatever timeout the model asked for; a command the user
+approved gets the timeout asked for, up to sandbox_max_timeout.
 """
 
 from __future__ import annotations
@@ -11,6 +15,14 @@ from pydantic_ai import ModelRetry, RunContext, ToolFailed
 
 from co_tui.deps import CoDeps
 from co_tui.sandbox import CommandResult, SandboxError
+
+AUTO_APPROVED_TIMEOUT_S = 30
+
+
+def command_timeout(requested: int, max_timeout: int, *, auto_approved: bool) -> int:
+    """The seconds a command may run: what was asked for, within the limits."""
+    limit = min(max_timeout, AUTO_APPROVED_TIMEOUT_S) if auto_approved else max_timeout
+    return max(1, min(requested, limit))
 
 
 def command_failed(result: CommandResult) -> bool:
@@ -32,11 +44,10 @@ async def run_shell_command(ctx: RunContext[CoDeps], cmd: str, timeout: int = 12
     approved_read_only = ctx.deps.read_only_approvals.pop(ctx.tool_call_id or "", None)
     if approved_read_only is not None and approved_read_only != cmd:
         raise ModelRetry("The command differs from the one that was approved; call again.")
-    effective = max(1, min(timeout, ctx.deps.sandbox_max_timeout))
+    read_only = approved_read_only is not None
+    effective = command_timeout(timeout, ctx.deps.sandbox_max_timeout, auto_approved=read_only)
     try:
-        result = await ctx.deps.sandbox.run_command(
-            cmd, timeout=effective, read_only=approved_read_only is not None
-        )
+        result = await ctx.deps.sandbox.run_command(cmd, timeout=effective, read_only=read_only)
     except SandboxError as exc:
         raise ModelRetry(f"The sandbox could not run the command: {exc}") from exc
     text = result.for_model(effective)

@@ -2,10 +2,11 @@
 
 Rich's Markdown, adjusted for a chat: headings on the left, block quotes dim with a bar
 (Rich's magenta reads as an error), ordered lists numbered "1.", a link's address shown
-after its text when they differ (a terminal may not make links clickable), and table cells
-that wrap instead of being cut. Code blocks look as Rich draws them, at a quarter of the cost
-(tui/code_block.py), and the Markdown parser is made once, not once per document (a quarter
-of rendering a streamed answer).
+after its text when they differ (a terminal may not make links clickable), an image's
+address always shown after its `🌆 alt` (it can carry data away, and no image is shown),
+and table cells that wrap instead of being cut. Code blocks look as Rich draws them, at a
+quarter of the cost (tui/code_block.py), and the Markdown parser is made once, not once per
+document (a quarter of rendering a streamed answer).
 """
 
 from __future__ import annotations
@@ -16,9 +17,19 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich import box
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
-from rich.markdown import BlockQuote, CodeBlock, Heading, ListItem, Markdown, TableElement
+from rich.markdown import (
+    BlockQuote,
+    CodeBlock,
+    Heading,
+    ImageItem,
+    ListItem,
+    Markdown,
+    TableElement,
+)
 from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
+from rich.text import Text
 
 from co_tui.tui.code_block import code_block
 from co_tui.visible import visible
@@ -69,6 +80,21 @@ class _ListItem(ListItem):
             yield numeral if index == 0 else padding
             yield from line
             yield Segment.line()
+
+
+class _Image(ImageItem):
+    """Rich's `🌆 alt`, followed by the image's address: ` (https://…)`, itself a link."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for placeholder in super().__rich_console__(console, options):
+            if not self.destination or not isinstance(placeholder, Text):
+                yield placeholder
+                continue
+            address = Text(self.destination, style=console.get_style("markdown.link_url"))
+            if self.hyperlinks:
+                address.stylize(Style(link=self.destination))
+            placeholder.rstrip()
+            yield Text.assemble(placeholder, " (", address, ") ", end="")
 
 
 class _WrappingTable(TableElement):
@@ -139,6 +165,7 @@ class TranscriptMarkdown(Markdown):
         "blockquote_open": _Quote,
         "list_item_open": _ListItem,
         "table_open": _WrappingTable,
+        "image": _Image,
     }
 
     def __init__(self, text: str) -> None:

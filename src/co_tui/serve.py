@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import hmac
-import importlib
 import ipaddress
 import logging
 import os
@@ -41,11 +40,6 @@ from urllib.parse import urlsplit
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from co_tui.config import Settings
-
-# Tests only: "module:function" naming a factory that returns a pydantic-ai Model (such as a
-# FunctionModel), used by the served app instead of resolving the configured provider.
-TEST_MODEL_FACTORY_ENV = "CO_TUI_TEST_MODEL_FACTORY"
 TOKEN_PARAM = "token"
 COOKIE_NAME = "co_tui_session"
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain"}
@@ -277,14 +271,6 @@ def serve_command(
 # -- the served app process ------------------------------------------------------------
 
 
-def _test_model() -> Any | None:
-    spec = os.environ.get(TEST_MODEL_FACTORY_ENV)
-    if not spec:
-        return None
-    module, _, func = spec.partition(":")
-    return getattr(importlib.import_module(module), func)()
-
-
 def run_served_app(argv: list[str]) -> None:
     """One browser session's app (textual-serve runs this with its web driver)."""
     parser = argparse.ArgumentParser(prog="co_tui.serve")
@@ -294,30 +280,11 @@ def run_served_app(argv: list[str]) -> None:
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
     from co_tui.private_files import protect_data_at_rest
     from co_tui.trust import load_project_settings
+    from co_tui.tui.launch import launch_app
 
     loaded = load_project_settings(Path.cwd(), overrides={"model": args.model})
     protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered
-    test_model = _test_model()
-    if test_model is None:
-        from co_tui.tui.launch import launch_app
-
-        sys.exit(launch_app(loaded))
-    sys.exit(_run_test_app(loaded.settings, test_model))
-
-
-def _run_test_app(settings: Settings, model: Any) -> int:
-    """The app on a test model: its ChatSession gets an agent built around that model."""
-    import asyncio
-
-    from co_tui.agent import build_agent
-    from co_tui.tui.app import CoApp
-
-    app = CoApp(settings, bundle=build_agent(settings, model=model, instructions="test"))
-    try:
-        app.run()
-    finally:
-        asyncio.run(app.session.aclose())  # the sandbox and the session store
-    return app.return_code or 0
+    sys.exit(launch_app(loaded))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
-"""`co-tui serve` as a real process on a free loopback port, with the scripted model."""
+"""`co-tui serve` as a real process on a free loopback port, its app configured (through the
+environment, as a user configures co-tui) to use a fake OpenAI server that answers from a
+script."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ import threading
 import time
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.servers.fake_openai import FakeOpenAIServer, Reply
+from tests.test_signals import env_for
 
 
 def free_port() -> int:
@@ -21,16 +24,12 @@ def free_port() -> int:
 
 
 class ServeProcess:
-    """`co-tui serve` in its own process group (it starts one app process per browser)."""
+    """`co-tui serve` in its own process group (it starts one app process per browser), and
+    the fake OpenAI server its apps ask, answering with `script` (then "ok")."""
 
-    def __init__(self, workspace: Path, port: int) -> None:
-        env = dict(os.environ)
-        env |= {
-            "PYTHONPATH": str(ROOT),
-            "CO_TUI_TEST_MODEL_FACTORY": "tests.serve.scripted:model",
-            "CO_TUI_SANDBOX_BACKEND": "subprocess",
-            "PYDANTIC_AI_NO_BANNER": "1",
-        }
+    def __init__(self, workspace: Path, port: int, script: list[Reply] | None = None) -> None:
+        self.model_server = FakeOpenAIServer(script).start()
+        env = env_for(self.model_server.url, PYDANTIC_AI_NO_BANNER="1")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "co_tui.cli", "serve", "--port", str(port)],
             cwd=workspace,
@@ -74,3 +73,5 @@ class ServeProcess:
             self.proc.wait(10)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             os.killpg(self.proc.pid, signal.SIGKILL)
+        finally:
+            self.model_server.stop()

@@ -1,5 +1,6 @@
-"""`co-tui serve` in headless Chromium: type a prompt, watch the answer stream, approve a
-shell command in the modal with `y`, and see that it ran. Saves a screenshot."""
+"""`co-tui serve` in headless Chromium: type a prompt, watch the answer (from the fake OpenAI
+server the app is configured for) stream, approve a shell command in the modal with `y`, and
+see that it ran. Saves a screenshot."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.serve.browser import Browser, require_browser
 from tests.serve.process import ServeProcess, free_port
-from tests.serve.scripted import FINAL, MARKER_FILE
+from tests.serve.scripted import FINAL, MARKER_FILE, replies
 
 pytestmark = pytest.mark.browser
 SCREENSHOT = ROOT / "bench" / "results" / "serve-browser.png"
@@ -22,7 +23,7 @@ def served(tmp_path: Path) -> Iterator[tuple[ServeProcess, Path]]:
     require_browser()
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    server = ServeProcess(workspace, free_port())
+    server = ServeProcess(workspace, free_port(), replies())
     try:
         yield server, workspace
     finally:

@@ -21,7 +21,8 @@ from tests.servers.loopback import LoopbackServer
 
 @dataclass
 class Reply:
-    """One scripted answer. kind: text | tool | error | stream_error."""
+    """One scripted answer. kind: text | tool | error | stream_error. A tool reply with
+    `text` streams that text before the call, in the same response."""
 
     kind: str
     text: str = ""
@@ -94,6 +95,16 @@ def garbage(partial: str, payload: str = "this is not JSON") -> Reply:
 
 def tool_call(name: str, **args: Any) -> Reply:
     return Reply("tool", tool_name=name, tool_args=args)
+
+
+def text_then_tool_call(
+    answer: str, name: str, chunks: int = 3, delay_s: float = 0.0, **args: Any
+) -> Reply:
+    """`answer` streamed in `chunks` pieces `delay_s` apart, then a call of tool `name`: one
+    response, as a model that says what it is about to do before it asks for a tool."""
+    return Reply(
+        "tool", text=answer, chunks=chunks, delay_s=delay_s, tool_name=name, tool_args=args
+    )
 
 
 def error(status: int, message: str, code: str | None = None, **headers: str) -> Reply:
@@ -241,10 +252,12 @@ def _chunks(reply: Reply, model: str) -> Iterator[dict[str, Any]]:
             "type": "function",
             "function": {"name": reply.tool_name, "arguments": json.dumps(reply.tool_args)},
         }
-        yield {
-            **_base(model),
-            "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [call]}}],
-        }
+        delta: dict[str, Any] = {"role": "assistant", "tool_calls": [call]}
+        if reply.text:  # the words before the call, as a text reply streams them (no stop)
+            *words, _stop = _chunks(Reply("text", text=reply.text, chunks=reply.chunks), model)
+            yield from words
+            delta = {"tool_calls": [call]}  # the role came with the words
+        yield {**_base(model), "choices": [{"index": 0, "delta": delta}]}
         yield {
             **_base(model),
             "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
@@ -303,6 +316,7 @@ def _completion(reply: Reply, model: str) -> dict[str, Any]:
     if reply.kind == "text":
         message["content"] = reply.text
     else:
+        message["content"] = reply.text or None
         message["tool_calls"] = [
             {
                 "id": f"call_{reply.tool_name}",

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from co_tui.config import SettingsError
 from co_tui.entry import load_settings_here
 from co_tui.paths import user_data_dir
 from co_tui.trust import LoadedSettings
-from co_tui.tui.app import FIRST_FRAME_ENV, CoApp
+from co_tui.tui.app import CoApp
 from co_tui.tui.theme_memory import THEME_FILE, remember_theme, remembered_theme
 from tests.servers.fake_openai import serve, text
 from tests.tui.helpers import SIZE, wait_until
@@ -87,16 +88,24 @@ async def test_what_is_typed_while_the_settings_load_shows_at_once_and_is_sent_a
     assert server.requests[0].body["messages"][-1]["content"] == "hello"
 
 
-async def first_frame_theme(monkeypatch: pytest.MonkeyPatch, frame: Path) -> str:
-    """The theme of an app that ends at its first frame, before it loads its settings."""
-    with monkeypatch.context() as context:
-        context.setenv(FIRST_FRAME_ENV, str(frame))
-        app = CoApp(load_settings_here)
-        async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
-        assert frame.read_text().startswith("first-frame ")
-        assert app.made_session is None
-        return app.theme
+async def first_frame_theme() -> str:
+    """The theme of an app's first frame. Its settings wait until the theme is read, then
+    cannot be loaded: the app ends without them (and remembers no theme)."""
+    theme_read = threading.Event()
+
+    def settings_once_the_theme_is_read() -> LoadedSettings:
+        if not theme_read.wait(timeout=30):
+            raise AssertionError("the test never read the theme")
+        raise SettingsError("not loaded: the test looks at the first frame only")
+
+    app = CoApp(settings_once_the_theme_is_read)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        theme = app.theme
+        theme_read.set()
+        await wait_until(pilot, lambda: app.settings_error is not None, "the app to end")
+    assert app.made_session is None
+    return theme
 
 
 async def loaded_theme() -> str:
@@ -114,12 +123,12 @@ async def test_the_first_frame_is_drawn_in_the_theme_chosen_last_time(
 ) -> None:
     with serve(default=text("ok")) as server:
         configure(monkeypatch, server.url, tmp_path)
-        assert await first_frame_theme(monkeypatch, tmp_path / "frame") == "textual-dark"
+        assert await first_frame_theme() == "textual-dark"
         assert await loaded_theme() == "nord"
-        assert await first_frame_theme(monkeypatch, tmp_path / "frame") == "nord"
+        assert await first_frame_theme() == "nord"
         monkeypatch.setenv("CO_TUI_THEME", "gruvbox")  # the settings changed since
         assert await loaded_theme() == "gruvbox"
-    assert await first_frame_theme(monkeypatch, tmp_path / "frame") == "gruvbox"
+    assert await first_frame_theme() == "gruvbox"
 
 
 def test_a_kept_theme_is_only_ever_a_short_name_in_a_regular_file(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from co_tui.config import Settings
 from co_tui.deps import CoDeps, create_deps
 from co_tui.history import is_summary
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+from co_tui.trust.project_files import ProjectView
 
 
 @dataclass(frozen=True)
@@ -76,10 +77,21 @@ def tool_returns(messages: Sequence[ModelMessage]) -> list[ToolReturnPart]:
     ]
 
 
+def prompt_text(part: UserPromptPart) -> str:
+    """A prompt as the model reads it: the typed text, then each attached file's block."""
+    if isinstance(part.content, str):
+        return part.content
+    pieces = [
+        item if isinstance(item, str) else getattr(item, "content", "") for item in part.content
+    ]
+    return "\n\n".join(str(piece) for piece in pieces)
+
+
 def user_prompts(messages: Sequence[ModelMessage]) -> list[str]:
-    """What the user typed, in order (a summary of earlier turns is not a prompt)."""
+    """What the user sent, in order, attachments included (a summary of earlier turns is
+    not a prompt)."""
     return [
-        str(p.content)
+        prompt_text(p)
         for m in messages
         if isinstance(m, ModelRequest) and not is_summary(m)
         for p in m.parts
@@ -92,15 +104,20 @@ def make_bundle(model: Any, settings: Settings | None = None) -> AgentBundle:
 
 
 def make_deps(
-    workspace: Path, settings: Settings | None = None, isolation: str | None = None
+    workspace: Path,
+    settings: Settings | None = None,
+    isolation: str | None = None,
+    *,
+    project: ProjectView | None = None,
 ) -> CoDeps:
     """Deps on the subprocess sandbox. `isolation` pretends another level (for approval
-    policy tests only; commands still run in the workspace)."""
+    policy tests only; commands still run in the workspace). `project`: the project's files
+    as read for trust (None: no project files at all)."""
     sandbox = SubprocessSandbox(workspace)
     if isolation is not None:
         sandbox.isolation_level = isolation  # type: ignore[assignment]
     choice = SandboxChoice(sandbox, "test")
-    return create_deps(settings or Settings(), workspace, sandbox_choice=choice)
+    return create_deps(settings or Settings(), workspace, sandbox_choice=choice, project=project)
 
 
 def engine_unavailable(reason: str) -> NoReturn:

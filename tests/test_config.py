@@ -26,7 +26,7 @@ def write(path: Path, data: object) -> Path:
 
 def test_defaults_then_user_then_project_then_environment(tmp_path: Path) -> None:
     write(user_settings_path(), {"max_request_limit": 10, "tool_retries": 5, "theme": "nord"})
-    write(tmp_path / ".co-tui" / "settings.json", {"max_request_limit": 12, "tool_retries": 6})
+    write(tmp_path / ".co-tui" / "settings.json", {"max_request_limit": 8, "tool_retries": 4})
     env = {
         "CO_TUI_TOOL_RETRIES": "7",
         "OLLAMA_HOST": "http://127.0.0.1:9",
@@ -34,7 +34,7 @@ def test_defaults_then_user_then_project_then_environment(tmp_path: Path) -> Non
     }
     s = load_settings(tmp_path, env=env)
     assert s.theme == "nord"  # user
-    assert s.max_request_limit == 12  # project beats user
+    assert s.max_request_limit == 8  # project beats user (lowering applies untrusted)
     assert s.tool_retries == 7  # environment beats both
     assert (s.ollama_host, s.llm_provider) == ("http://127.0.0.1:9", "ollama")
     assert s.model_http_retries == 2  # default
@@ -113,6 +113,8 @@ def test_project_layer_widens_nothing_until_the_project_is_trusted(tmp_path: Pat
     assert s.auto_confirm is False  # widens: held back (co_tui.trust)
     assert s.shell_safe_commands == ["ls"]  # rm held back, dropping cat narrows: applies
     assert s.tool_retries == 1  # widens nothing: applies
+    write(tmp_path / ".co-tui" / "settings.json", {"max_request_limit": 500})
+    assert load_settings(tmp_path, env={}).max_request_limit == 25  # raising waits for trust
 
 
 def test_objects_merge_key_by_key_across_user_and_project(tmp_path: Path) -> None:

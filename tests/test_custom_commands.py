@@ -7,6 +7,7 @@ from pathlib import Path
 
 from co_tui import commands
 from co_tui.custom_commands import MAX_BYTES, Loaded, load, parse
+from co_tui.trust.project_files import ProjectView, read_project_files
 
 
 def folders(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -19,9 +20,9 @@ def folders(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def load_from(config: Path, project: Path, *, trusted: bool) -> Loaded:
+    view = ProjectView(read_project_files(project.parent.parent), trusted=trusted)
     return load(
-        project.parent.parent,
-        project_trusted=trusted,
+        view,
         builtins=commands.COMMANDS,
         config_dir=config,
     )
@@ -73,7 +74,7 @@ def test_hostile_files_are_refused_and_said(tmp_path: Path) -> None:
     (user / "huge.md").write_text("x" * (MAX_BYTES + 1))
     (user / "empty.md").write_text("---\ndescription: nothing\n---\n")
     (user / "ok.md").write_text("Fine.")
-    loaded = load(tmp_path, project_trusted=False, builtins=commands.COMMANDS, config_dir=config)
+    loaded = load(None, builtins=commands.COMMANDS, config_dir=config)
     assert set(loaded.commands) == {"ok"}
     problems = "\n".join(loaded.problems)
     assert "/leak skipped" in problems and "symbolic link" in problems
@@ -90,6 +91,6 @@ def test_a_linked_commands_folder_is_refused(tmp_path: Path) -> None:
     elsewhere.mkdir()
     (elsewhere / "x.md").write_text("x")
     (config / "commands").symlink_to(elsewhere)
-    loaded = load(tmp_path, project_trusted=False, builtins=commands.COMMANDS, config_dir=config)
+    loaded = load(None, builtins=commands.COMMANDS, config_dir=config)
     assert loaded.commands == {}
     assert any("symbolic link" in p for p in loaded.problems)

@@ -2,7 +2,9 @@
 Obsidian vault) attach that file's text for the model, with its origin noted.
 
 What the user typed stays as typed; the model gets it followed by each attached file
-("attached file: src/app.py (120 lines)" and the text in a fence). Files are read through
+("attached file: src/app.py (120 lines)" and the text in a fence), each one a `TextContent`
+whose metadata names it (`attachment_of` reads it back: the egress guard counts the file as
+private, from this tag, never from the text). Files are read through
 co_tui.safe_read: only inside the workspace or vault, never through a symbolic link, only
 regular files (no FIFO or device), UTF-8 text without NUL bytes, at most MAX_FILE_BYTES
 each (a longer one is cut, and says so). A mention that names nothing is left as prose;
@@ -17,11 +19,15 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from co_tui.safe_read import NotFound, ReadRefused, read_text_within, walk_within
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import TextContent
 
 NOTE_PREFIX = "note:"
 MAX_FILE_BYTES = 100_000
@@ -77,12 +83,26 @@ class Attachment:
 class Expanded:
     """The prompt for the model, and what happened to each mention that named something."""
 
-    prompt: str
+    prompt: str  # as one text (what is shown and stored as the title)
     attachments: tuple[Attachment, ...] = ()
+    typed: str = ""
 
     @property
     def attached(self) -> list[Attachment]:
         return [a for a in self.attachments if not a.problem]
+
+    def content(self) -> list[str | TextContent]:
+        """What the model is sent: the typed text, then each file, tagged as attached."""
+        from pydantic_ai.messages import TextContent
+
+        if not self.attached:
+            return [self.prompt]
+        items: list[str | TextContent] = [self.typed]
+        for attachment in self.attached:
+            kind = "note" if attachment.mention.in_vault else "file"
+            tag = {TAG: "attachment", "kind": kind, "path": attachment.mention.path}
+            items.append(TextContent(_block(attachment), metadata=tag))
+        return items
 
 
 def mentions(text: str) -> list[Mention]:
@@ -110,12 +130,12 @@ def expand(text: str, workspace: Path, vault: Path | None = None) -> Expanded:
             attachment = Attachment(mention, problem=f"(at most {MAX_ATTACHMENTS} files a prompt)")
         attachments.append(attachment)
     if not any(not a.problem for a in attachments):
-        return Expanded(text, tuple(attachments))
+        return Expanded(text, tuple(attachments), text)
     blocks = [text]
     for attachment in attachments:
         if not attachment.problem:
             blocks.append(_block(attachment))
-    return Expanded("\n\n".join(blocks), tuple(attachments))
+    return Expanded("\n\n".join(blocks), tuple(attachments), text)
 
 
 def _attach(mention: Mention, workspace: Path, vault: Path | None) -> Attachment | None:
@@ -161,8 +181,32 @@ def _block(attachment: Attachment) -> str:
 
 # -- reading an expanded prompt back --
 
-# One block `_block` wrote: its kind, path, fence and text (the fence is longer than any run
-# of backticks in the text, so the first fence like it ends the block).
+TAG = "co_tui"  # the metadata key of an attached file's TextContent
+
+
+@dataclass(frozen=True)
+class Attached:
+    """A file a prompt carried: "file" or "note", its path, the text the model got."""
+
+    kind: str
+    path: str
+    text: str
+
+
+def attachment_of(item: TextContent) -> Attached | None:
+    """The file a prompt's TextContent carries (from its metadata); None for any other."""
+    meta: Any = item.metadata
+    if not isinstance(meta, dict) or meta.get(TAG) != "attachment":
+        return None
+    kind, path = meta.get("kind"), meta.get("path")
+    if kind not in ("file", "note") or not isinstance(path, str):
+        return None
+    return Attached(kind, path, item.content)
+
+
+# A prompt stored as one text, before attached files were tagged: one block `_block` wrote,
+# its kind, path, fence and text (the fence is longer than any run of backticks in the text,
+# so the first fence like it ends the block).
 _BLOCK = re.compile(
     r"\n\nattached (file|note): (.+?) \((?:1 line|[\d,]+ lines)(?:, the first [\d,]+ bytes)?\)\n"
     r"(`{3,})\n(.*?)\3(?=\n\n|\Z)",
@@ -170,22 +214,22 @@ _BLOCK = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class AttachedBlock:
-    kind: str  # "file" or "note"
-    path: str
-    text: str
-
-
-def attached_blocks(prompt: str) -> list[AttachedBlock]:
-    """The files an expanded prompt carries (for the egress guard: they are private)."""
-    return [AttachedBlock(m[1], m[2], m[4]) for m in _BLOCK.finditer(prompt)]
+def attached_blocks(prompt: str) -> list[Attached]:
+    """The files a prompt stored as one text carries (for the egress guard: private)."""
+    return [Attached(m[1], m[2], m[4]) for m in _BLOCK.finditer(prompt)]
 
 
 def typed_text(prompt: str) -> str:
     """What the user typed, without the attached files (for a restored transcript)."""
     match = _BLOCK.search(prompt)
     return prompt if match is None else prompt[: match.start()]
+
+
+def typed_prompt(content: str | Sequence[object]) -> str:
+    """What the user typed of a prompt, one text or items (attached files left out)."""
+    if isinstance(content, str):
+        return typed_text(content)
+    return "\n".join(item for item in content if isinstance(item, str))
 
 
 # -- what can be mentioned (the picker's list) --

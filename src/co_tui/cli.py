@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -15,6 +15,7 @@ import typer
 from co_tui import __version__
 from co_tui.config import Settings, SettingsError
 from co_tui.sandbox.build import sandbox_app
+from co_tui.visible import json_text, visible
 
 if TYPE_CHECKING:
     from co_tui.headless import HeadlessFrontend
@@ -37,9 +38,22 @@ EXIT_NOT_SAVED = 3  # the turn ran but could not be stored in the session databa
 EXIT_INTERRUPTED = 130  # SIGTERM and SIGHUP exit with 128 + their number (co_tui/signals.py)
 
 
+def say(message: str) -> None:
+    """`co-tui: message` on stderr, its hidden characters made visible: messages quote
+    servers, files and the model."""
+    shown = visible(message, keep="\n\t")
+    typer.echo(f"co-tui: {shown}", err=True)
+
+
 def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
-    typer.echo(f"co-tui: {message}", err=True)
+    say(message)
     return typer.Exit(code)
+
+
+def print_as_is(text: str) -> None:
+    """`text` on stdout unchanged (typer.echo strips CSI sequences, but only off a terminal)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def settings_or_exit(overrides: dict[str, Any] | None = None) -> Settings:
@@ -64,7 +78,7 @@ def loaded_or_exit(overrides: dict[str, Any], trust_project: bool) -> LoadedSett
         try:
             loaded.project.remember()
         except OSError as exc:
-            typer.echo(f"co-tui: trusted for this run only, not stored: {exc}", err=True)
+            say(f"trusted for this run only, not stored: {exc}")
     from co_tui.private_files import protect_data_at_rest
 
     protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered
@@ -94,6 +108,18 @@ def main_callback(
         bool, typer.Option("--yes", "-y", help="Approve every side-effectful call (with -p).")
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show thinking.")] = False,
+    raw: Annotated[
+        bool,
+        typer.Option("--raw", help="The answer as it is, escape sequences included (with -p)."),
+    ] = False,
+    allow_private_data_out: Annotated[
+        bool,
+        typer.Option(
+            "--allow-private-data-out",
+            help="With --yes, approve outbound calls the egress guard holds too: ones that may "
+            "follow untrusted content, or that carry your private text.",
+        ),
+    ] = False,
     continue_: Annotated[
         bool, typer.Option("--continue", "-c", help="Continue this directory's latest session.")
     ] = False,
@@ -105,7 +131,8 @@ def main_callback(
         bool,
         typer.Option(
             "--trust-project",
-            help="Trust this project's .co-tui/settings.json (stored; asked again if it changes).",
+            help="Trust this project's files for co-tui: settings, instructions, commands, "
+            "skills (stored; asked again when they change).",
         ),
     ] = False,
     version: Annotated[
@@ -120,7 +147,9 @@ def main_callback(
         return
     overrides = {"model": model, "verbose": verbose or None}
     if prompt is None:
-        reject_print_only_flags(yes=yes, output_format=output_format)
+        reject_print_only_flags(
+            yes=yes, output_format=output_format, raw=raw, private=allow_private_data_out
+        )
     if prompt is not None:
         output_format = output_format or "text"
         if output_format not in ("text", "json", "stream-json"):
@@ -128,17 +157,24 @@ def main_callback(
                 f"--output-format must be text, json or stream-json, not {output_format!r}",
                 EXIT_USAGE,
             )
+        if raw and output_format != "text":
+            raise fail("--raw is for text output: JSON holds the exact text already", EXIT_USAGE)
+        if allow_private_data_out and not yes:
+            raise fail(
+                "--allow-private-data-out goes with --yes: it widens what --yes approves",
+                EXIT_USAGE,
+            )
         if prompt == "-":
             prompt = sys.stdin.read()
         from co_tui.trust import untrusted_notice
-        from co_tui.visible import visible
 
         loaded = loaded_or_exit(overrides, trust_project)
         if notice := untrusted_notice(loaded.project):  # one line; the run goes on without it
             typer.echo(f"co-tui: {visible(notice, keep='')}", err=True)
-        code = asyncio.run(
-            _headless(loaded.settings, prompt, output_format, yes, verbose, continue_, resume)
-        )
+        for problem in loaded.problems:
+            say(problem)
+        options = PrintOptions(output_format, yes, allow_private_data_out, verbose, raw)
+        code = asyncio.run(_headless(loaded, prompt, options, continue_, resume))
         raise typer.Exit(code)
     loaded = loaded_or_exit(overrides, trust_project)
     from co_tui.tui.launch import launch_app
@@ -146,21 +182,39 @@ def main_callback(
     raise typer.Exit(launch_app(loaded, continue_latest=continue_, resume=resume))
 
 
-def reject_print_only_flags(*, yes: bool, output_format: str | None) -> None:
-    """`--yes` and `--output-format` only mean something for one -p answer: given to the app,
-    they would be silently ignored, so the command line is refused instead."""
-    given = [flag for flag, on in (("--yes", yes), ("--output-format", output_format)) if on]
+def reject_print_only_flags(
+    *, yes: bool, output_format: str | None, raw: bool, private: bool = False
+) -> None:
+    """`--yes`, `--output-format`, `--raw` and `--allow-private-data-out` only mean something
+    for one -p answer: given to the app, they would be silently ignored, so the command line
+    is refused instead."""
+    flags = (
+        ("--yes", yes),
+        ("--output-format", output_format),
+        ("--raw", raw),
+        ("--allow-private-data-out", private),
+    )
+    given = [flag for flag, on in flags if on]
     if given:
         verb = "need" if len(given) > 1 else "needs"
         raise fail(f"{' and '.join(given)} {verb} -p PROMPT (one answer, then exit)", EXIT_USAGE)
 
 
+@dataclass(frozen=True)
+class PrintOptions:
+    """How `-p` answers: its output, and what it approves."""
+
+    output_format: str = "text"
+    yes: bool = False
+    allow_private_data_out: bool = False
+    verbose: bool = False
+    raw: bool = False
+
+
 async def _headless(
-    settings: Settings,
+    loaded: LoadedSettings,
     prompt: str,
-    output_format: str,
-    yes: bool,
-    verbose: bool,
+    options: PrintOptions,
     continue_: bool = False,
     resume: str | None = None,
 ) -> int:
@@ -169,13 +223,19 @@ async def _headless(
     from co_tui.signals import cancelled_by_stop_signals
 
     if not prompt.strip():
-        typer.echo("co-tui: the prompt is empty", err=True)
+        say("the prompt is empty")
         return EXIT_USAGE
     if resume == "":
-        typer.echo("co-tui: with -p, --resume needs a session id (co-tui sessions)", err=True)
+        say("with -p, --resume needs a session id (co-tui sessions)")
         return EXIT_USAGE
-    frontend = HeadlessFrontend(output_format, approve_all=yes, verbose=verbose)  # type: ignore[arg-type]
-    session = ChatSession(settings, frontend=frontend, headless=True)
+    frontend = HeadlessFrontend(
+        options.output_format,  # type: ignore[arg-type]
+        approve_all=options.yes,
+        verbose=options.verbose,
+        raw=options.raw,
+        allow_private_data_out=options.allow_private_data_out,
+    )
+    session = ChatSession(loaded.settings, frontend=frontend, headless=True, project=loaded.view)
     # SIGTERM/SIGHUP cancel the turn as Ctrl+C does (saved, commands killed), then exit 128+n.
     code = EXIT_INTERRUPTED
     async with cancelled_by_stop_signals() as stop:
@@ -186,7 +246,7 @@ async def _headless(
             await session.aclose()
     if stop.exit_code is not None:
         with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
-            typer.echo(f"co-tui: stopped by {stop.name}", err=True)
+            say(f"stopped by {stop.name}")
         return stop.exit_code
     return code
 
@@ -207,21 +267,21 @@ async def _headless_turn(
     try:
         loaded = session.open_stored(continue_latest=continue_, resume=resume, ask_pending=False)
     except SessionError as exc:
-        typer.echo(f"co-tui: {exc}", err=True)
+        say(str(exc))
         return EXIT_ERROR
     if loaded is not None and (notice := loaded.unfinished_notice()):
         frontend.emit(ev.Status(session_id=loaded.info.id, message=notice, level="warning"))
     try:  # before anything starts: a configured sandbox that does not work stops here
         await session.start(headless_progress(sys.stderr))
     except SandboxUnavailable as exc:
-        typer.echo(f"co-tui: {exc}", err=True)
+        say(str(exc))
         return EXIT_USAGE
     except (ProviderError, LocalServerError) as exc:
-        typer.echo(f"co-tui: {exc}", err=True)
+        say(str(exc))
         return EXIT_ERROR
     if session.mcp is not None:
         for failure in session.mcp.failures:
-            typer.echo(f"co-tui: MCP server '{failure.server}': {failure.message}", err=True)
+            say(f"MCP server '{failure.server}': {failure.message}")
     result = await session.run(prompt)
     if frontend.output_format == "json":
         summary = frontend.summary(
@@ -232,15 +292,15 @@ async def _headless_turn(
             model=session.model_label(),
             save_error=result.save_error,
         )
-        typer.echo(json.dumps(summary, ensure_ascii=False, default=str))
+        typer.echo(json_text(summary))
     if result.save_error:  # the turn happened but --continue would not find it
-        typer.echo(f"co-tui: {result.save_error}", err=True)
+        say(result.save_error)
         return EXIT_NOT_SAVED
     if result.interrupted:
         return EXIT_INTERRUPTED
     if result.error:
         if frontend.output_format != "text":
-            typer.echo(f"co-tui: {result.error}", err=True)
+            say(result.error)
         return EXIT_ERROR
     return 0
 
@@ -269,6 +329,37 @@ def status() -> None:
     asyncio.run(deps.sandbox.cleanup())
 
 
+@app.command()
+def trust(
+    show: Annotated[
+        bool, typer.Option("--show", help="Show what it would trust, its files' text too.")
+    ] = False,
+    revoke: Annotated[bool, typer.Option("--revoke", help="Do not trust it (stored).")] = False,
+) -> None:
+    """Trust this project's files for co-tui: its settings, instructions, commands and skills
+    (the decision is stored for these exact files; a change asks again)."""
+    from co_tui.trust import load_project_settings
+    from co_tui.trust.project import trust_summary
+
+    try:
+        project = load_project_settings(Path.cwd()).project
+    except SettingsError as exc:
+        raise fail(str(exc)) from None
+    if project is None:
+        typer.echo("this project ships nothing for co-tui that needs your trust")
+        return
+    for line in trust_summary(project, texts=show):
+        print_as_is(visible(line, keep="\n\t") + "\n")
+    if show:
+        return
+    decided = project.decide("declined" if revoke else "trusted")
+    try:
+        decided.remember()
+    except OSError as exc:
+        raise fail(f"cannot store the decision: {exc}") from None
+    typer.echo("not trusted (stored)" if revoke else "trusted (stored): it applies in full")
+
+
 sessions_app = typer.Typer(help="Stored sessions: list (the default) and export.")
 app.add_typer(sessions_app, name="sessions")
 
@@ -295,7 +386,7 @@ def sessions_command(
     if ctx.invoked_subcommand is not None:
         return
     if move_aside:
-        typer.echo(_move_sessions_aside())
+        typer.echo(visible(_move_sessions_aside(), keep=""))
         return
     store = SessionStore()
     try:
@@ -311,8 +402,9 @@ def sessions_command(
         flags += " (waiting for approval)" if info.has_pending else ""
         if info.forked_from:
             flags += f" (fork of {info.forked_from[:8]})"
-        where = f"  {info.cwd}" if all_dirs else ""
-        line = f"{info.id[:8]}  {info.age():>9}  {info.turns:>4} turns  {info.title}"
+        where = f"  {visible(info.cwd, keep='')}" if all_dirs else ""
+        title = visible(info.title, keep="")
+        line = f"{info.id[:8]}  {info.age():>9}  {info.turns:>4} turns  {title}"
         typer.echo(line + flags + where)
     if not found:
         elsewhere = " in this directory (--all: every directory's, and -p runs)"
@@ -325,6 +417,9 @@ def sessions_export(
     file: Annotated[
         Path | None, typer.Argument(help="Write here (never over an existing file); else stdout.")
     ] = None,
+    raw: Annotated[
+        bool, typer.Option("--raw", help="The text as it is, escape sequences included.")
+    ] = False,
 ) -> None:
     """A stored session as Markdown: prompts, answers, tool calls, decisions and results."""
     from co_tui.export import ExportError, stored_session_markdown, write_new
@@ -337,14 +432,17 @@ def sessions_export(
         raise fail(str(exc)) from None
     finally:
         store.close()
+    if not raw:  # a file too: `cat` shows it on a terminal
+        text = visible(text, keep="\n\t")
     if file is None:
-        typer.echo(text, nl=False)
+        print_as_is(text)
         return
     try:
         written = write_new(file, text)
     except ExportError as exc:
         raise fail(str(exc)) from None
-    typer.echo(f"exported session {session_id} to {written}", err=True)
+    shown = visible(f"exported session {session_id} to {written}", keep="")
+    typer.echo(shown, err=True)
 
 
 def _move_sessions_aside() -> str:
@@ -505,10 +603,8 @@ def main() -> None:
     except Exception as exc:
         if os.environ.get("CO_TUI_DEBUG"):
             raise
-        typer.echo(
-            f"co-tui: internal error: {type(exc).__name__}: {exc} "
-            "(set CO_TUI_DEBUG=1 to see the traceback)",
-            err=True,
+        say(
+            f"internal error: {type(exc).__name__}: {exc} (set CO_TUI_DEBUG=1 to see the traceback)"
         )
         sys.exit(EXIT_ERROR)
 

@@ -72,6 +72,10 @@ async def _no_export(path: str) -> str:
     raise NotAvailableHere("Export a stored session with `co-tui sessions export ID [file]`.")
 
 
+async def _no_trust() -> str:
+    raise NotAvailableHere("Trust a project with `co-tui trust` in its folder.")
+
+
 @dataclass
 class CommandContext:
     message_history: History
@@ -94,6 +98,8 @@ class CommandContext:
     exit_app: Callable[[], None] = _no_exit
     # Write the session as Markdown to a file ('' for the default name) (/export).
     export_session: Callable[[str], Awaitable[str]] = _no_export
+    # Ask about this project again (the trust dialog), and say what now applies (/trust).
+    trust_project: Callable[[], Awaitable[str]] = _no_trust
     session_id: str = ""
     custom: Mapping[str, CustomCommand] = field(default_factory=dict)
 
@@ -235,7 +241,7 @@ async def _skills(ctx: CommandContext, arg: str) -> None:
 
     from co_tui.skills import list_skills_display
 
-    ctx.show(await asyncio.to_thread(list_skills_display, ctx.deps.workspace))
+    ctx.show(await asyncio.to_thread(list_skills_display, ctx.deps.project))
 
 
 async def _history(ctx: CommandContext, arg: str) -> None:
@@ -263,7 +269,8 @@ async def _yolo(ctx: CommandContext, arg: str) -> None:
     if ctx.deps.auto_confirm:
         ctx.show(
             "**yolo is on**: every tool call runs without asking, until this session ends "
-            "(`/new` and `/resume` start with it off)."
+            "(`/new` and `/resume` start with it off). Not covered: a call the egress guard "
+            "holds (it may follow untrusted content, or carries your private text) still asks."
         )
     else:
         ctx.show("yolo is off: side effects ask for approval again.")
@@ -435,6 +442,10 @@ async def _export(ctx: CommandContext, arg: str) -> None:
         ctx.show(Text(str(exc)))
 
 
+async def _trust(ctx: CommandContext, arg: str) -> None:
+    ctx.show(Text(await ctx.trust_project()))
+
+
 COMMANDS: dict[str, SlashCommand] = {
     "help": SlashCommand("help", "list commands and keys", _help),
     "new": SlashCommand(
@@ -463,6 +474,9 @@ COMMANDS: dict[str, SlashCommand] = {
     "resume": SlashCommand("resume", "open an earlier session", _resume, "/resume [id]"),
     "export": SlashCommand(
         "export", "write this session as Markdown (co-tui-<id>.md)", _export, "/export [file]"
+    ),
+    "trust": SlashCommand(
+        "trust", "review this project's files for co-tui, and trust them or not", _trust
     ),
     "permissions": SlashCommand(
         "permissions",

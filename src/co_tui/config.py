@@ -46,6 +46,7 @@ from co_tui.paths import project_settings_path, user_settings_path
 from co_tui.permissions.rules import RuleError, parse_rule
 
 ENV_PREFIX = "CO_TUI_"
+MAX_SETTINGS_BYTES = 256_000
 
 
 class SettingsError(Exception):
@@ -306,10 +307,10 @@ class SettingsLayer(PydanticBaseSettingsSource):
 
 
 class SettingsFileSource(SettingsLayer):
-    """A settings.json file: the user's or the project's."""
+    """A settings.json file, the user's or the project's, from the bytes read of it."""
 
-    def __init__(self, kind: LayerKind, path: Path) -> None:
-        values, data = _read_json_file(path)
+    def __init__(self, kind: LayerKind, path: Path, data: bytes) -> None:
+        values = _parse_json_file(path, data)
         super().__init__(kind, str(path), values, sha256=hashlib.sha256(data).hexdigest())
 
 
@@ -354,18 +355,14 @@ def _env_value(info: FieldInfo, name: str, raw: str) -> Any:
     return raw
 
 
-def _read_json_file(path: Path) -> tuple[dict[str, Any], bytes]:
-    """The file's settings object and the exact bytes it was parsed from."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise _unreadable(path, exc) from None
+def _parse_json_file(path: Path, data: bytes) -> dict[str, Any]:
+    """The settings object in a file's bytes."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise SettingsError(f"settings error: {path}: not UTF-8 text; save it as UTF-8") from None
     if not text.strip():
-        return {}, data
+        return {}
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -378,22 +375,38 @@ def _read_json_file(path: Path) -> tuple[dict[str, Any], bytes]:
             f"settings error: {path}: expected a JSON object of settings, "
             f"got {type(parsed).__name__}"
         )
-    return parsed, data
+    return parsed
 
 
-def _is_settings_file(path: Path) -> bool:
-    """True when there is a settings file at `path`, False when there is none. One that is
-    there but cannot be read is an error, never skipped: co-tui would run with settings other
-    than the ones the user wrote."""
+def read_user_settings_file(path: Path) -> bytes | None:
+    """The bytes of the user's settings file; None when there is none. The user's own
+    folder may hold a link to it (a dotfiles manager): it is followed, but what it reaches
+    must be a regular file (a FIFO would hang, a device never end) under MAX_SETTINGS_BYTES.
+    One that is there but cannot be read is an error, never skipped: co-tui would run with
+    settings other than the ones the user wrote."""
     try:
-        mode = path.stat().st_mode
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except FileNotFoundError:
-        return False
+        return None
     except OSError as exc:
         raise _unreadable(path, exc) from None
-    if stat.S_ISDIR(mode):
-        raise _a_folder(path)
-    return True
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise _a_folder(path)
+        if not stat.S_ISREG(mode):
+            raise SettingsError(
+                f"settings error: {path} is not a regular file (a FIFO, device or socket); "
+                "settings are one JSON file"
+            )
+        data = os.read(fd, MAX_SETTINGS_BYTES + 1)
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise SettingsError(f"settings error: {path} is larger than {MAX_SETTINGS_BYTES:,} bytes")
+    return data
 
 
 def _a_folder(path: Path) -> SettingsError:
@@ -476,15 +489,19 @@ def read_layers(
     cwd: Path,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    project_settings: bytes | None = None,
 ) -> list[SettingsLayer]:
-    """Every layer that is present, lowest precedence first, each one validated on its own.
+    """Every layer that is present, lowest precedence first, each one validated on its own:
+    the user's file, the project's (`project_settings`: its bytes as read once, by
+    co_tui.trust, which decides how far it applies), the environment, the command line.
     Raises SettingsError."""
     layers: list[SettingsLayer] = []
-    files: tuple[tuple[LayerKind, Path], ...] = (
-        ("user", user_settings_path()),
-        ("project", project_settings_path(cwd)),
-    )
-    layers += [SettingsFileSource(kind, path) for kind, path in files if _is_settings_file(path)]
+    user_file = user_settings_path()
+    user_data = read_user_settings_file(user_file)
+    if user_data is not None:
+        layers.append(SettingsFileSource("user", user_file, user_data))
+    if project_settings is not None:
+        layers.append(SettingsFileSource("project", project_settings_path(cwd), project_settings))
     environment = EnvironmentSource(os.environ if env is None else env)
     if environment.values:
         layers.append(environment)

@@ -11,9 +11,10 @@ the completion hint and the palette:
     ---
     Review $ARGUMENTS for bugs.
 
-Read like any file that widens what co-tui does (co_tui.safe_read): only inside its folder,
-never through a symbolic link, never a file over `MAX_BYTES`. A project's commands load
-only once the user trusts the project; a user's command with the same name wins over the
+Read like any file that widens what co-tui does (a co_tui.safe_read `Folder`): only inside
+its folder, never through a symbolic link, never a file over `MAX_BYTES`. A project's
+commands load only once the user trusts the project, from its files as read for that
+decision (co_tui.trust.ProjectView); a user's command with the same name wins over the
 project's, and a built-in command always wins over both. What is skipped, and why, comes
 back as problems for the front to show once.
 """
@@ -27,7 +28,8 @@ from pathlib import Path
 from typing import Literal
 
 from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
-from co_tui.safe_read import NotFound, ReadRefused, list_within, read_text_within
+from co_tui.safe_read import DiskFolder, Folder, NotFound, ReadRefused
+from co_tui.trust.project_files import ProjectView
 
 FOLDER = "commands"
 SUFFIX = ".md"
@@ -82,12 +84,13 @@ def _describe(prompt: str) -> str:
     return first if len(first) <= 60 else first[:59] + "…"
 
 
-def read_folder(root: Path, relative: str, scope: Scope) -> Loaded:
-    """The commands in root/relative (a missing folder has none)."""
+def read_folder(folder: Folder, relative: str, scope: Scope) -> Loaded:
+    """The commands in `relative` below the folder (a missing folder has none)."""
     loaded = Loaded()
+    root = folder.root
     where = f"{root / relative}"
     try:
-        entries = list_within(root, relative)
+        entries = folder.list(relative)
     except NotFound:
         return loaded
     except ReadRefused as exc:
@@ -104,7 +107,7 @@ def read_folder(root: Path, relative: str, scope: Scope) -> Loaded:
             )
             continue
         try:
-            text = read_text_within(root, f"{relative}/{entry.name}", limit=MAX_BYTES)
+            text = folder.read_text(f"{relative}/{entry.name}", limit=MAX_BYTES)
         except ReadRefused as exc:
             loaded.problems.append(f"/{stem} skipped: {exc}")
             continue
@@ -119,32 +122,31 @@ def read_folder(root: Path, relative: str, scope: Scope) -> Loaded:
 
 
 def load(
-    workspace: Path,
+    project: ProjectView | None,
     *,
-    project_trusted: bool,
     builtins: Collection[str],
     config_dir: Path | None = None,
 ) -> Loaded:
     """The user's commands, then the project's (when trusted), minus any that would shadow a
     built-in; the problems say what was skipped and why."""
-    user = read_folder(config_dir or user_config_dir(), FOLDER, "user")
+    user = read_folder(DiskFolder(config_dir or user_config_dir()), FOLDER, "user")
     project_folder = f"{PROJECT_DIR_NAME}/{FOLDER}"
-    project = read_folder(workspace, project_folder, "project")
     result = Loaded(problems=[*user.problems])
-    if project.commands and not project_trusted:
-        result.problems.append(
-            f"{len(project.commands)} command(s) in {project_folder}/ not loaded: this project "
-            "is not trusted (start co-tui with --trust-project to trust it)"
-        )
-    elif project_trusted:
-        result.problems += project.problems
-        for name, command in project.commands.items():
+    if project is not None and project.trusted:
+        from_project = read_folder(project.files, project_folder, "project")
+        result.problems += from_project.problems
+        for name, command in from_project.commands.items():
             if name in user.commands:
                 result.problems.append(
                     f"/{name} in {project_folder}/ is not used: you have a /{name} of your own"
                 )
             else:
                 result.commands[name] = command
+    elif project is not None and project.files.has_any(project_folder):
+        result.problems.append(
+            f"the commands in {project_folder}/ are not loaded: this project is not trusted "
+            "(/trust to trust it)"
+        )
     result.commands.update(user.commands)
     for name in sorted(set(result.commands) & set(builtins)):
         origin = result.commands.pop(name).origin

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from co_tui.knowledge.notes_index import NotesIndex
     from co_tui.mcp import MCPConnection
     from co_tui.orchestrator.frontend import FrontendProtocol
+    from co_tui.prompts.assembly import PromptPiece
+    from co_tui.trust.project_files import ProjectView
 
 
 def new_session_id() -> str:
@@ -48,6 +50,9 @@ class CoDeps:
     sandbox_reason: str = ""
     sandbox_skipped: dict[str, str] = field(default_factory=dict)
     sandbox_warning: str | None = None  # e.g. no isolating backend works: shown persistently
+    # A command the user approved can reach the network: no isolation, or sandbox_network
+    # "bridge". The egress guard then counts the shell as outbound.
+    shell_reaches_network: bool = False
 
     # Tool configuration: flat values copied from Settings.
     shell_safe_commands: list[str] = field(default_factory=lambda: list(DEFAULT_SAFE_COMMANDS))
@@ -61,6 +66,9 @@ class CoDeps:
     web: WebConfig = field(default_factory=WebConfig)
     # The permission rules: settings.json's and the ones saved for this project.
     permissions: PermissionRules = field(default_factory=PermissionRules)
+    # The project's files as read once for the trust decision, and the decision: the
+    # system prompt, skills and commands read the project only through it.
+    project: ProjectView | None = field(default=None, repr=False)
     # Where the Google and Slack tools connect (the real services unless pointed elsewhere).
     google: GoogleEndpoints = field(default_factory=GoogleEndpoints)
     slack: SlackEndpoints = field(default_factory=SlackEndpoints)
@@ -83,6 +91,9 @@ class CoDeps:
     compact_next_request: bool = False  # set by run_turn after a context-window error
     # What the model is sent of the transcript: the session's compactions (ChatSession's).
     context_window: ContextWindow = field(default_factory=ContextWindow, repr=False)
+    # The parts of the system prompt last sent that someone other than co-tui wrote, each
+    # with its origin (prompts/__init__.py sets it): the egress guard reads them.
+    sent_instructions: tuple[PromptPiece, ...] = field(default=(), repr=False)
     # Set by run_turn to the turn's frontend: sub-agents (tools/delegate.py) report to it.
     frontend: FrontendProtocol | None = field(default=None, repr=False)
 
@@ -93,6 +104,7 @@ def create_deps(
     *,
     session_id: str | None = None,
     sandbox_choice: SandboxChoice | None = None,
+    project: ProjectView | None = None,
 ) -> CoDeps:
     """Raises SandboxUnavailable when the configured sandbox backend cannot work here."""
     workspace = (workspace or Path.cwd()).resolve()
@@ -116,6 +128,9 @@ def create_deps(
         sandbox_reason=choice.reason,
         sandbox_skipped=dict(choice.skipped),
         sandbox_warning=choice.warning,
+        shell_reaches_network=(
+            settings.sandbox_network != "none" or choice.sandbox.isolation_level == "none"
+        ),
         shell_safe_commands=list(settings.shell_safe_commands),
         sandbox_max_timeout=settings.sandbox_max_timeout,
         obsidian_vault_path=Path(vault).expanduser() if vault else None,
@@ -130,4 +145,5 @@ def create_deps(
         memory=MemoryConfig.from_settings(settings),
         web=WebConfig.from_settings(settings),
         permissions=PermissionRules.from_settings(settings.permissions, workspace),
+        project=project,
     )

@@ -34,9 +34,11 @@ def main() -> None:
     except Exception as exc:
         if os.environ.get("CO_TUI_DEBUG"):
             raise
+        from co_tui.visible import visible
+
+        message = visible(f"{type(exc).__name__}: {exc}", keep="")
         print(
-            f"co-tui: internal error: {type(exc).__name__}: {exc} "
-            "(set CO_TUI_DEBUG=1 to see the traceback)",
+            f"co-tui: internal error: {message} (set CO_TUI_DEBUG=1 to see the traceback)",
             file=sys.stderr,
         )
         sys.exit(EXIT_ERROR)

@@ -242,6 +242,8 @@ def sign_in_command(
     """`co-tui auth google`: exit status 0 when a token was stored."""
     import sys
 
+    from co_tui.visible import visible
+
     source = client_secrets or (
         Path(settings.google_credentials_path).expanduser()
         if settings.google_credentials_path
@@ -257,10 +259,11 @@ def sign_in_command(
     try:
         saved = run_oauth_flow(source, open_browser=open_browser, port=port)
     except GoogleAuthError as exc:
-        print(f"co-tui: {exc}", file=sys.stderr)
+        print(f"co-tui: {visible(str(exc), keep='')}", file=sys.stderr)
         return 1
     except Exception as exc:  # the flow's own errors: denied consent, timeout, token endpoint
-        print(f"co-tui: Google sign-in failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        why = visible(f"{type(exc).__name__}: {exc}", keep="")  # a server's words
+        print(f"co-tui: Google sign-in failed: {why}", file=sys.stderr)
         return 1
     print(f"Signed in to Google. Token saved to {saved} (readable by you only).")
     return 0

@@ -6,8 +6,13 @@ and errors go to stderr.
 stream-json: every event of the turn as one JSON object a line (orchestrator/events.py),
 `attempt_discarded` included.
 json: one object at the end with the text, usage, tool calls and denials.
+Nothing from the model or a tool reaches the terminal as a control sequence: text has its
+hidden characters made visible (the answer and thinking as they are with `raw`), JSON has
+them as `\\uXXXX` escapes. Escaped to a pipe too: a saved answer is `cat` later.
 Approvals are denied unless `--yes` was given; every denial is reported. Permission rules
 apply as in the app (a deny rule denies even with `--yes`); "always allow" is never offered.
+An outbound call the egress guard holds (untrusted content in the conversation, or private
+text in its arguments) is denied even with `--yes`, unless `--allow-private-data-out` too.
 """
 
 from __future__ import annotations
@@ -34,12 +39,17 @@ class HeadlessFrontend:
         out: TextIO | None = None,
         err: TextIO | None = None,
         verbose: bool = False,
+        raw: bool = False,
+        allow_private_data_out: bool = False,
     ) -> None:
         self.output_format = output_format
         self.approve_all = approve_all
+        self.allow_private_data_out = allow_private_data_out
+        self._held: set[str] = set()  # call ids the egress guard held and --yes did not cover
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.verbose = verbose
+        self.raw = raw
         self.tool_calls: dict[str, dict[str, Any]] = {}
         self.denials: list[dict[str, Any]] = []
         self.errors: list[str] = []
@@ -54,8 +64,13 @@ class HeadlessFrontend:
         if self.output_format == "text":
             _write(self.err, visible(line, keep="\n\t") + "\n")
 
+    def _model_text(self, text: str) -> str:
+        """The answer or thinking as it goes out in text mode: as it is only with `raw`."""
+        return text if self.raw else visible(text, keep="\n\t")
+
     def _answer(self, text: str) -> None:
         if self.output_format == "text" and text:
+            text = self._model_text(text)
             _write(self.out, text if text.endswith("\n") else text + "\n")
 
     # -- FrontendProtocol --
@@ -67,7 +82,7 @@ class HeadlessFrontend:
             case ev.TurnStart(parent_session_id=parent) if parent is not None:
                 self._subagents.add(event.session_id)
             case ev.ThinkingDelta(content=delta) if self.verbose and self.output_format == "text":
-                _write(self.err, delta)
+                _write(self.err, self._model_text(delta))
             case ev.ThinkingEnd() if self.verbose and self.output_format == "text":
                 _write(self.err, "\n")
             case ev.ResponseComplete(content=answer) if main:  # a sub-agent's goes to its parent
@@ -114,6 +129,9 @@ class HeadlessFrontend:
             self._note(f"← {result.tool_name} [{result.status}]\n{body}")
 
     async def prompt_approval(self, request: ApprovalRequest) -> ApprovalReply:
+        if request.egress and self.approve_all and not self.allow_private_data_out:
+            self._held.add(request.tool_call_id)
+            return ApprovalDecision.DENY
         return ApprovalDecision.APPROVE if self.approve_all else ApprovalDecision.DENY
 
     def _approval(self, record: ev.ApprovalRecord) -> None:
@@ -124,6 +142,11 @@ class HeadlessFrontend:
             self.denials.append({**denial, "reason": record.reason})
             asked = not self.approve_all and not record.rule  # a deny rule is not overridden
             hint = " — pass --yes to approve side effects" if asked else ""
+            if record.tool_call_id in self._held:
+                hint = (
+                    " — --yes does not cover what the egress guard holds; add "
+                    "--allow-private-data-out to let it through"
+                )
             self._note(f"denied {call}: {record.reason}{hint}")
         elif record.decision == "auto":
             where = " (read-only workspace, no network)" if record.read_only else ""

@@ -17,6 +17,7 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     RetryPromptPart,
+    TextContent,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -80,6 +81,8 @@ def is_safe_start(message: ModelMessage) -> bool:
 def content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
+    if isinstance(content, list) and all(isinstance(c, str | TextContent) for c in content):
+        return "\n\n".join(c if isinstance(c, str) else c.content for c in content)
     try:
         return json.dumps(content, ensure_ascii=False, default=str)
     except (TypeError, ValueError):

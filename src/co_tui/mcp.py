@@ -241,11 +241,11 @@ async def connect_mcp_servers(
 
 
 def _egress_guard(ctx: RunContext[CoDeps], tool_def: Any, tool_args: dict[str, Any]) -> bool:
-    """An outbound server's call waits for approval once private or untrusted content is in
-    the conversation (the egress guard)."""
-    from co_tui.orchestrator.egress_session import guard_applies
+    """An outbound server's call waits for approval when the egress guard holds it:
+    untrusted content in the conversation, or private text in its arguments."""
+    from co_tui.orchestrator.egress_session import review_call
 
-    return guard_applies(ctx)
+    return review_call(ctx, ctx.tool_name or tool_def.name, tool_args) is not None
 
 
 CONNECTION_CLOSED = -32000  # JSON-RPC error code the MCP SDK uses when the server went away

@@ -23,7 +23,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Literal
+from typing import Literal, Protocol
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: opening a FIFO swapped in after the check must not hang; O_NOCTTY: a tty
@@ -195,9 +195,8 @@ def read_text_within(
     """read_bytes_within decoded as UTF-8; with errors="strict", bad UTF-8 is refused (a
     character cut in half by `truncate` is dropped, not an error)."""
     data = read_bytes_within(root, relative, limit=limit, truncate=truncate)
-    decoder = codecs.getincrementaldecoder("utf-8")(errors)
     try:
-        return decoder.decode(data, final=not truncate or len(data) < limit)
+        return decode_text(data, truncated=truncate and len(data) >= limit, errors=errors)
     except UnicodeDecodeError:
         raise ReadRefused(root, "/".join(_parts(root, relative)), NOT_UTF8) from None
 
@@ -277,3 +276,73 @@ def _next_folder(stack: list[tuple[int, str, Iterator[str]]]) -> tuple[int, str]
         except OSError:
             continue
     return None
+
+
+class Folder(Protocol):
+    """A root to read files from: the disk through the functions above (`DiskFolder`), or
+    the bytes of a project read once (co_tui.trust.project_files.ProjectFiles)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    def list(self, relative: str | PurePath = "") -> list[Listed]:
+        """As list_within."""
+        ...
+
+    def read_bytes(self, relative: str | PurePath, *, limit: int, truncate: bool = False) -> bytes:
+        """As read_bytes_within."""
+        ...
+
+    def read_text(
+        self,
+        relative: str | PurePath,
+        *,
+        limit: int,
+        truncate: bool = False,
+        errors: Literal["strict", "replace"] = "strict",
+    ) -> str:
+        """As read_text_within."""
+        ...
+
+    def files_below(self, relative: str | PurePath, descend: Callable[[str], bool]) -> list[str]:
+        """The regular files below root/relative (paths below it), entering only folders
+        whose name passes `descend`; links and other kinds left out."""
+        ...
+
+
+@dataclass(frozen=True)
+class DiskFolder:
+    """A folder on disk, read only through this module's functions."""
+
+    root: Path
+
+    def list(self, relative: str | PurePath = "") -> list[Listed]:
+        return list_within(self.root, relative)
+
+    def read_bytes(self, relative: str | PurePath, *, limit: int, truncate: bool = False) -> bytes:
+        return read_bytes_within(self.root, relative, limit=limit, truncate=truncate)
+
+    def read_text(
+        self,
+        relative: str | PurePath,
+        *,
+        limit: int,
+        truncate: bool = False,
+        errors: Literal["strict", "replace"] = "strict",
+    ) -> str:
+        return read_text_within(self.root, relative, limit=limit, truncate=truncate, errors=errors)
+
+    def files_below(self, relative: str | PurePath, descend: Callable[[str], bool]) -> list[str]:
+        found: list[str] = []
+        for prefix, entries in walk_within(self.root, relative, descend=descend):
+            found += [prefix + e.name for e in entries if e.is_file(follow_symlinks=False)]
+        return found
+
+
+def decode_text(
+    data: bytes, *, truncated: bool, errors: Literal["strict", "replace"] = "strict"
+) -> str:
+    """UTF-8 text of `data`; a character cut in half at the end of a truncated read is
+    dropped, not an error. Raises UnicodeDecodeError (errors="strict")."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors)
+    return decoder.decode(data, final=not truncated)

@@ -28,7 +28,7 @@ from co_tui.pricing import UsageTotals, context_window
 
 if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after the first frame
     from pydantic_ai import DeferredToolRequests
-    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.messages import ModelMessage, TextContent
 
     from co_tui.agent import AgentBundle
     from co_tui.config import Settings
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after th
     from co_tui.mcp import MCPConnection
     from co_tui.orchestrator.turn import TurnResult
     from co_tui.sessions import LoadedSession, SessionRecorder, SessionStore
+    from co_tui.trust import ProjectView
 
 
 class SessionNotReady(RuntimeError):
@@ -55,11 +56,16 @@ class ChatSession:
         deps: CoDeps | None = None,
         agent_options: dict[str, Any] | None = None,
         headless: bool = False,
+        project: ProjectView | None = None,
     ) -> None:
         """`record=False`: nothing is stored (evals, benchmarks). `bundle`/`deps`: built
         elsewhere (tests, evals); `agent_options`: extra keyword arguments for build_agent.
-        `headless`: a `co-tui -p` run; its session is marked so (kept out of the lists)."""
+        `headless`: a `co-tui -p` run; its session is marked so (kept out of the lists).
+        `project`: the workspace's project files as read for the trust decision (a front
+        that loaded the settings passes them); without it the session reads them, trusted
+        as the user decided earlier."""
         self.settings = settings
+        self.project = project
         self.workspace = (workspace or (deps.workspace if deps else None) or Path.cwd()).resolve()
         self.frontend: FrontendProtocol = frontend or NullFrontend()
         self.bundle = bundle
@@ -154,15 +160,29 @@ class ChatSession:
             self._take(loaded, ask_pending=ask_pending)
         return loaded
 
+    def read_project(self) -> ProjectView | None:
+        """The project's files, trusted as the user decided, when no front gave them (read
+        once; None when the workspace ships nothing for co-tui). Blocking."""
+        if self.project is None:
+            from co_tui.trust import stored_view
+
+            self.project = stored_view(self.workspace)
+        return self.project
+
     def build(self) -> None:
         """The deps (sandbox chosen and checked) and the agent, then telemetry. Blocking.
         Raises SandboxUnavailable / SandboxError / ProviderError for the front to report."""
+        self.read_project()
         if self.deps is None:
             from co_tui.deps import create_deps
 
-            self.deps = create_deps(self.settings, self.workspace, session_id=self.session_id)
+            self.deps = create_deps(
+                self.settings, self.workspace, session_id=self.session_id, project=self.project
+            )
         else:
             self._adopt_id(self.session_id)
+            if self.deps.project is None:
+                self.deps.project = self.project
         self.deps.context_window = self.window
         if self.bundle is None:
             from co_tui.agent import build_agent
@@ -251,7 +271,8 @@ class ChatSession:
             self.recorder.begin_turn(prompt)
         return await self._run(await self._with_attachments(prompt))
 
-    async def _with_attachments(self, prompt: str) -> str:
+    async def _with_attachments(self, prompt: str) -> str | list[str | TextContent]:
+        """The prompt, and the files its `@` mentions name, each tagged as attached."""
         from co_tui.attachments import expand
 
         if "@" not in prompt:
@@ -264,13 +285,15 @@ class ChatSession:
             self.frontend.emit(
                 ev.Status(session_id=self.session_id, message=attachment.note, level=level)
             )
-        return expanded.prompt
+        return expanded.content()
 
     async def resume_pending(self, pending: DeferredToolRequests) -> TurnResult:
         """A stored session was waiting for approval: ask again, then continue the run."""
         return await self._run("", pending)
 
-    async def _run(self, prompt: str, pending: DeferredToolRequests | None = None) -> TurnResult:
+    async def _run(
+        self, prompt: str | list[str | TextContent], pending: DeferredToolRequests | None = None
+    ) -> TurnResult:
         from co_tui.orchestrator.turn import run_turn
 
         bundle, deps = self.built()

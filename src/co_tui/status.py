@@ -92,8 +92,8 @@ def integration_rows(settings: Settings) -> list[StatusRow]:
 
 
 def project_trust_rows(cwd: Path) -> list[StatusRow]:
-    """Whether what the project settings would widen applies (from the stored decision)."""
-    from co_tui.trust import NOT_TRUSTED, load_project_settings, what_it_would_do
+    """Whether the project's files apply in full (from the stored decision)."""
+    from co_tui.trust import HOW_TO_TRUST, NOT_TRUSTED, load_project_settings, what_it_would_do
     from co_tui.visible import visible
 
     try:
@@ -105,8 +105,7 @@ def project_trust_rows(cwd: Path) -> list[StatusRow]:
     if project.trusted:
         return [StatusRow("  trust", "trusted: applies in full")]
     why = visible(what_it_would_do(project), keep="")
-    how = "start co-tui with --trust-project to trust it"
-    return [StatusRow("  trust", f"{NOT_TRUSTED}: it {why}; ignored ({how})", "warn")]
+    return [StatusRow("  trust", f"{NOT_TRUSTED}: {why} ({HOW_TO_TRUST}; /trust)", "warn")]
 
 
 def gather_status(
@@ -129,12 +128,17 @@ STATE_STYLE = {"ok": "green", "warn": "yellow", "error": "red", "off": "dim"}
 
 
 def render_status_table(rows: list[StatusRow]) -> object:
+    """The rows as a Rich table; values come from settings, paths and error messages, so
+    their hidden characters are made visible (Rich passes ESC through to the terminal)."""
     from rich.markup import escape
     from rich.table import Table
+
+    from co_tui.visible import visible
 
     table = Table(title="co-tui status", show_header=True, header_style="bold")
     table.add_column("Component")
     table.add_column("State")
     for r in rows:
-        table.add_row(r.name, f"[{STATE_STYLE[r.state]}]{escape(r.value)}[/]")
+        value = escape(visible(r.value))
+        table.add_row(r.name, f"[{STATE_STYLE[r.state]}]{value}[/]")
     return table

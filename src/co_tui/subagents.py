@@ -37,8 +37,8 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 
 from co_tui.deps import CoDeps, new_session_id
 from co_tui.orchestrator import events as ev
-from co_tui.orchestrator.egress import EgressReview, Source, context_sources, egress_review
-from co_tui.orchestrator.egress_session import SubagentDeps, run_sources, session_table
+from co_tui.orchestrator.egress import EgressReview, Source, context_sources
+from co_tui.orchestrator.egress_session import SubagentDeps, review_call, session_table
 from co_tui.orchestrator.fence import FENCE_RULE, FenceUntrusted
 from co_tui.orchestrator.frontend import (
     DENIED_MESSAGE,
@@ -106,8 +106,8 @@ def own_usage(messages: list[ModelMessage]) -> RunUsage:
 @dataclass
 class _EgressGuard(WrapperToolset[CoDeps]):
     """An outbound call the egress guard stops asks the user here, through the frontend:
-    the sub-agent's run cannot pause for approval. Approve-all (yolo) in the parent session
-    approves it, and choosing approve-all here turns it on there."""
+    the sub-agent's run cannot pause for approval. Approve-all (yolo) never covers it, as in
+    the main agent; choosing approve-all here turns it on in the parent session."""
 
     parent: CoDeps | None = None
     frontend: FrontendProtocol | None = None
@@ -115,9 +115,8 @@ class _EgressGuard(WrapperToolset[CoDeps]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[CoDeps], tool: Any
     ) -> Any:
-        table = session_table(ctx.deps)
-        if table.is_outbound(name):  # the others are not guarded: no need to read the history
-            review = egress_review(name, tool_args, run_sources(ctx, table), table)
+        if session_table(ctx.deps).is_outbound(name):  # the others are not guarded
+            review = review_call(ctx, name, tool_args)
             if review is not None and not await self._approved(ctx, name, tool_args, review):
                 return ToolDenied(DENIED_MESSAGE)  # recorded like a denial in the main agent
         return await super().call_tool(name, tool_args, ctx, tool)
@@ -130,9 +129,7 @@ class _EgressGuard(WrapperToolset[CoDeps]):
         call_id = ctx.tool_call_id or ""
         decision: ApprovalKind = "deny"
         reason = review.reason
-        if parent.auto_confirm:
-            decision, reason = "auto", "session approve-all (yolo) is on"
-        elif frontend is not None:
+        if frontend is not None:  # asked even under approve-all: it never covers this
             asked = ApprovalRequest(
                 session_id=sid,
                 tool_call_id=call_id,
@@ -192,13 +189,15 @@ async def run_subagent(
     limits: UsageLimits | None,
     model_settings: ModelSettings | None = None,
     inherited: Sequence[Source] = (),
+    typed: Sequence[str] = (),
 ) -> SubagentResult:
     """Run one sub-agent to its final answer. `usage` is the parent's (mutated in place);
-    `inherited`: the sources of the parent conversation (the egress guard counts them).
+    `inherited`, `typed`: the sources of the parent conversation and what the user typed
+    there (the egress guard reads them).
     Cancellation and the shared budget running out propagate to the parent; any other
     failure comes back as `error` so the parent model can carry on without it."""
     sid = new_session_id()
-    child_deps = SubagentDeps.of(deps, inherited, session_id=sid, frontend=frontend)
+    child_deps = SubagentDeps.of(deps, inherited, typed, session_id=sid, frontend=frontend)
     agent = build_subagent(model, tools, parent=deps, frontend=frontend)
     stream = EventStream(frontend, sid)
     handle: Any = None

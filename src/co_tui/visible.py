@@ -3,6 +3,8 @@
 Control characters (C0 but newline, DEL, C1), ESC-led terminal sequences, bidi overrides and
 isolates, zero-width and other invisible format characters are replaced by a printable
 escape (`\\x1b`, `\\u202e`, `\\t`). Newlines stay, so multi-line values keep their lines.
+`json_text` is the same for a line of JSON: those characters become `\\uXXXX` escapes, so it
+decodes to exactly the strings it was made from.
 
 Text without a hidden character (nearly all of it) costs one `str.isprintable` pass, at C
 speed; otherwise only the characters outside printable ASCII are looked at one by one.
@@ -10,6 +12,7 @@ speed; otherwise only the characters outside printable ASCII are looked at one b
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -67,3 +70,25 @@ def visible(text: str, keep: str = "\n") -> str:
     if is_plain(text, keep):
         return text
     return "".join(piece for piece, _ in visible_segments(text, keep))
+
+
+def _json_escape(char: str) -> str:
+    """`char` as a JSON string escape: `\\uXXXX`, a surrogate pair above U+FFFF."""
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def json_text(value: object) -> str:
+    """`value` as one line of JSON, non-ASCII text readable, every hidden character escaped
+    (`json.dumps` leaves DEL, C1, bidi and U+2028 raw even though they act on a terminal);
+    what JSON cannot encode is written as its `str`."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if text.isprintable():  # the usual case: json.dumps escaped C0 (`\\n`, `\\u001b`) itself
+        return text
+    # Outside its strings the line is printable ASCII: every hidden character is inside one.
+    return _NOT_PRINTABLE_ASCII.sub(
+        lambda match: _json_escape(match[0]) if is_hidden(match[0], keep="") else match[0], text
+    )

@@ -11,6 +11,7 @@ from co_tui.orchestrator.frontend import ApprovalDecision
 from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
 from co_tui.paths import PROJECT_DIR_NAME
+from co_tui.trust.project_files import ProjectView, read_project_files
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 from tests.knowledge.conftest import SECRET
 
@@ -71,7 +72,8 @@ async def test_save_memory_waits_for_approval_and_instructions_load_knowledge(
         [Call("recall_memory", {"query": "rooibos"}, "m2")],
         ["You like rooibos."],
     )
-    deps = make_deps(ws)
+    # The project is trusted: its knowledge comes in as instructions (see test_prompts).
+    deps = make_deps(ws, project=ProjectView(read_project_files(ws), trusted=True))
     agent = make_bundle(model.model).agent
     denied = RecordingFrontend([ApprovalDecision.DENY])
     await run_turn(agent, "remember rooibos", deps=deps, history=[], frontend=denied)

@@ -37,13 +37,13 @@ from co_tui.agent import build_agent
 from co_tui.config import Permissions, Settings
 from co_tui.history import SUMMARY_PREFIX
 from co_tui.mcp import attach_mcp, connect_mcp_servers
+from co_tui.orchestrator.carried import find_carried, overlaps
 from co_tui.orchestrator.egress import (
     BUILTIN_TABLE,
     ORIGINS,
+    Source,
     context_sources,
     egress_review,
-    find_highlights,
-    overlaps,
 )
 from co_tui.orchestrator.fence import fence, fence_messages
 from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalRequest
@@ -66,7 +66,7 @@ from tests.web.server import BRAVE_KEY, WebServer
 NOTE = "Projects/plan.md"
 SECRET = "codeword-tangerine-42"
 NOTE_TEXT = f"# Plan\n\nThe launch codeword is {SECRET}; budget 4.2M for Acme.\n"
-SOURCE_TOOLS = sorted(name for name, origin in ORIGINS.items() if origin.is_source)
+UNTRUSTED_TOOLS = sorted(name for name, origin in ORIGINS.items() if origin.untrusted)
 
 
 @pytest.fixture(scope="module")
@@ -310,7 +310,7 @@ def history_of(results: list[tuple[str, str]]) -> list[ModelMessage]:
 
 
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=80)
-results = st.lists(st.tuples(st.sampled_from(SOURCE_TOOLS), texts), min_size=1, max_size=4)
+results = st.lists(st.tuples(st.sampled_from(UNTRUSTED_TOOLS), texts), min_size=1, max_size=4)
 
 
 @settings(
@@ -324,7 +324,7 @@ results = st.lists(st.tuples(st.sampled_from(SOURCE_TOOLS), texts), min_size=1, 
     outbound=st.sampled_from(["web_fetch", "web_search"]),
     carried=st.integers(min_value=0, max_value=40),
 )
-def test_after_private_or_untrusted_results_no_outbound_call_runs_undecided(
+def test_after_untrusted_results_no_outbound_call_runs_undecided(
     site: WebServer,
     earlier: list[tuple[str, str]],
     in_this_turn: bool,
@@ -604,6 +604,11 @@ async def test_a_trimmed_old_result_is_still_fenced(tmp_path: Path, site: WebSer
 # -- highlights -----------------------------------------------------------------------------
 
 
+def find_highlights(args: dict[str, Any], sources: list[Source]) -> tuple[str, ...]:
+    """The private text `args` carry (the egress guard's highlights)."""
+    return tuple(c.text for c in find_carried(args, [s for s in sources if s.origin.private]))
+
+
 def test_highlights_are_maximal_runs_found_in_the_sources() -> None:
     text = "alpha bravo charlie delta echo foxtrot"
     assert overlaps("xx bravo charlie yy", text) == [" bravo charlie "]
@@ -712,15 +717,17 @@ async def test_a_subagent_without_sources_fetches_without_asking(
     assert site.hits == ["/plain"]
 
 
-async def test_approve_all_in_the_parent_session_covers_the_subagent(
+async def test_approve_all_in_the_parent_session_does_not_cover_the_subagents_egress(
     tmp_path: Path, site: WebServer
 ) -> None:
+    """The parent read the note; the sub-agent's fetch carries its codeword: approve-all
+    (yolo) in the parent session does not cover that, in a sub-agent as in the main agent."""
     vault = vault_with_note(tmp_path)
     script = DelegatingModel(leak_url(site), parent_reads=True, child_reads=False)
     settings_ = web_settings(site, vault)
     deps = make_deps(tmp_path, settings_)
     deps.auto_confirm = True
-    frontend = RecordingFrontend()
+    frontend = RecordingFrontend()  # denies
     result = await run_turn(
         make_bundle(script.model, settings_).agent,
         "go",
@@ -728,10 +735,10 @@ async def test_approve_all_in_the_parent_session_covers_the_subagent(
         history=[],
         frontend=frontend,
     )
-    assert result.ok and frontend.approval_requests == []
-    [record] = [r for r in frontend.of("approval") if r.tool_name == "web_fetch"]
-    assert record.decision == "auto" and "approve-all" in record.reason
-    assert site.hits == ["/plain"]
+    assert result.ok
+    [request] = frontend.approval_requests
+    assert request.tool_name == "web_fetch" and request.egress
+    assert site.hits == []
 
 
 # -- the dialog's part ----------------------------------------------------------------------

@@ -136,15 +136,13 @@ def test_trusted_and_with_yes_private_text_still_does_not_leave(
     assert "--allow-private-data-out" in proc.stderr  # says how to let it through
 
 
-def test_the_explicit_flag_lets_private_text_out_and_the_record_shows_it(
-    world: Path, site: WebServer
-) -> None:
+def test_the_explicit_flag_lets_private_text_out_and_says_so(world: Path, site: WebServer) -> None:
     script = [tool_call("web_fetch", url=leak(site)), text("done")]
     with serve(script) as srv:
         proc = run_p(world, srv.url, "--trust-project", "--yes", "--allow-private-data-out")
     assert proc.returncode == 0, proc.stderr
     assert site.hits == ["/collect"]
-    assert "egress web_fetch" in span_names()
+    assert "approved web_fetch" in proc.stderr
 
 
 def test_a_save_memory_approved_in_a_hostile_project_deletes_no_other_memory(

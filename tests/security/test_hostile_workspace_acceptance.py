@@ -43,7 +43,7 @@ def test_hostile_workspace_starts_nothing_and_sends_nothing_from_outside(tmp_pat
     hostname = Path("/etc/hostname").read_text().strip()
     system = str(srv.requests[0].body["messages"][0])
     assert f"\n{hostname}\n" not in system
-    project_lines = [line for line in proc.stderr.splitlines() if "settings.json" in line]
+    project_lines = [line for line in proc.stderr.splitlines() if "not trusted" in line]
     assert len(project_lines) == 1, proc.stderr
     assert "--trust-project" in project_lines[0]
     assert "AGENTS.md" in proc.stderr  # the refused link is named, not followed

@@ -32,8 +32,9 @@ from co_tui.paths import user_settings_path
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.status import project_trust_rows
 from co_tui.trust import LoadedSettings, load_project_settings
+from co_tui.trust.allowlist import UNTRUSTED_MAY_SET, review_project_settings
 from co_tui.trust.store import TrustStore, trust_store_path
-from co_tui.trust.widening import CHECKS, memory_bytes, permissions, review_widenings
+from co_tui.trust.widening import HELD_WORDING, memory_bytes, permissions
 from co_tui.tui.app import CoApp
 from co_tui.tui.screens.trust import TrustScreen
 from co_tui.tui.widgets.items import Note, RenderedItem
@@ -96,7 +97,7 @@ def run_cli(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def trust_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if ".co-tui/settings.json" in line]
+    return [line for line in stderr.splitlines() if "project not trusted" in line]
 
 
 # -- headless -------------------------------------------------------------------------------
@@ -107,9 +108,10 @@ def test_headless_ignores_what_an_untrusted_project_would_widen(hostile: Path) -
     assert proc.returncode == 0, proc.stderr
     [line] = proc.stderr.splitlines()  # exactly one line, about the project
     assert line == (
-        "co-tui: this project's .co-tui/settings.json would start the MCP server `notes`, "
-        "turn on approve-all, run `rm` and `touch` without asking and let web_fetch reach "
-        "`10.0.0.5` at private addresses; ignored (pass --trust-project to trust it)"
+        "co-tui: project not trusted: held back: start the MCP server `notes` (mcp_servers), "
+        "turn on approve-all (auto_confirm), run `rm` and `touch` without asking "
+        "(shell_safe_commands) and let web_fetch reach `10.0.0.5` at private addresses "
+        "(web_fetch_private_hosts) (pass --trust-project, or run `co-tui trust` here)"
     )
     assert not marker(hostile).exists()  # the MCP command never ran
     summary = json.loads(proc.stdout)
@@ -141,7 +143,7 @@ def test_trust_project_is_stored_remembered_and_asked_again_on_change(hostile: P
     proc = run_cli(hostile)
     assert proc.returncode == 0, proc.stderr
     [line] = trust_lines(proc.stderr)
-    assert "run `rm` and `curl` without asking" in line and line.endswith("to trust it)")
+    assert "run `rm` and `curl` without asking" in line and line.endswith("`co-tui trust` here)")
     assert not marker(hostile).exists()
 
 
@@ -180,7 +182,7 @@ def test_co_tui_status_says_the_project_is_not_trusted(hostile: Path) -> None:
     env = {**os.environ, "COLUMNS": "300"}
     proc = subprocess.run([CLI, "status"], cwd=hostile, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert "project settings not trusted: it would start the MCP server `notes`" in proc.stdout
+    assert "project not trusted: held back: start the MCP server `notes`" in proc.stdout
     assert not marker(hostile).exists()
 
 
@@ -257,7 +259,8 @@ def test_a_store_inside_the_project_is_never_used(hostile: Path) -> None:
 
 
 def test_every_check_names_a_setting() -> None:
-    assert {c.setting for c in CHECKS} <= set(Settings.model_fields)
+    assert {c.setting for c in HELD_WORDING} <= set(Settings.model_fields)
+    assert set(UNTRUSTED_MAY_SET) <= set(Settings.model_fields)
 
 
 WIDENING_CASES: list[tuple[dict[str, Any], str]] = [
@@ -358,8 +361,8 @@ def test_memory_limits_are_compared_in_bytes() -> None:
     assert memory_bytes("1g") == memory_bytes("1024m") == 2**30
     assert memory_bytes("lots") is None
     base, full = Settings(sandbox_mem_limit="1g"), Settings(sandbox_mem_limit="1024M")
-    assert review_widenings(base, full).widenings == ()
-    odd = review_widenings(base, Settings(sandbox_mem_limit="1 zettabyte")).widenings
+    assert review_project_settings(base, full).widenings == ()
+    odd = review_project_settings(base, Settings(sandbox_mem_limit="1 zettabyte")).widenings
     assert [w.setting for w in odd] == ["sandbox_mem_limit"]  # unreadable counts as larger
 
 
@@ -448,16 +451,14 @@ async def test_dont_trust_keeps_the_mcp_server_off_and_says_so(in_project: Path)
         assert app.settings.mcp_servers == {} and app.session.deps is not None
         assert app.session.deps.auto_confirm is False
         assert app.chat.status_bar.mcp == "" and app.chat.status_bar.yolo is False
-        assert app.chat.status_bar.warning == "project settings not trusted"
-        assert any(n.startswith("! project settings not trusted: ") for n in notes(app))
+        assert app.chat.status_bar.warning == "project not trusted"
+        assert any(n.startswith("! project not trusted: ") for n in notes(app))
         app.run_command("/status")
         await wait_until(pilot, lambda: command_output(app), "the /status table")
         [table] = command_output(app)
         console = Console(width=300, record=True)
         console.print(table)
-        assert (
-            "project settings not trusted: it would start the MCP server" in console.export_text()
-        )
+        assert "project not trusted: held back: start the MCP server" in console.export_text()
     again = load_project_settings(in_project).project  # the decline is kept: no question
     assert again is not None and again.decision == "declined"
 
@@ -475,7 +476,7 @@ async def test_co_tuis_own_start_asks_before_a_hostile_project_applies(
         assert await app.wait_ready()
         assert app.settings.mcp_servers == {} and app.session.deps is not None
         assert app.session.deps.auto_confirm is False
-        assert app.chat.status_bar.warning == "project settings not trusted"
+        assert app.chat.status_bar.warning == "project not trusted"
     await app.session.aclose()
     assert not marker(in_project).exists()
 
@@ -539,7 +540,7 @@ async def test_a_declined_project_is_not_asked_about_again(in_project: Path) -> 
         await pilot.pause()
         assert not isinstance(app.screen, TrustScreen)
         assert not marker(in_project).exists()
-        assert app.chat.status_bar.warning == "project settings not trusted"
+        assert app.chat.status_bar.warning == "project not trusted"
 
 
 async def test_keys_typed_before_the_dialog_arms_go_to_the_prompt(in_project: Path) -> None:

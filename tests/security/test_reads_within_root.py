@@ -28,6 +28,7 @@ from co_tui.prompts import assemble_prompt
 from co_tui.safe_read import ReadRefused, list_within, read_text_within, walk_within
 from co_tui.skills import discover_skills, list_skills_display, skills_prompt_section
 from co_tui.tools.obsidian import list_notes, read_note, search_notes
+from co_tui.trust.project_files import ProjectView, read_project_files
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
 from tests.knowledge.conftest import ctx_for
 from tests.servers.fake_openai import Reply, serve, text, tool_call
@@ -76,6 +77,11 @@ def hostname() -> str:
 # -- the system prompt ----------------------------------------------------------------
 
 
+def trusted(ws: Path) -> ProjectView:
+    """The project's files as co-tui reads them at start, trusted: all of it would load."""
+    return ProjectView(read_project_files(ws), trusted=True)
+
+
 def _project(ws: Path) -> Path:
     return ws / PROJECT_DIR_NAME
 
@@ -113,10 +119,10 @@ def test_linked_prompt_files_are_left_out_with_a_warning(
         (_project(plain) / "instructions.md").unlink()
         if ".co-tui" in case:
             _project(ws).rmdir()
-    expected = assemble_prompt(Settings(), plain, MODEL).text
+    expected = assemble_prompt(Settings(), trusted(plain), MODEL).text
     linked = LINKED_PROMPT_FILES[case](ws, host)
 
-    result = assemble_prompt(Settings(), ws, MODEL)
+    result = assemble_prompt(Settings(), trusted(ws), MODEL)
     # Nothing of the link's target: the prompt is the one built without it.
     assert result.text == expected
     assert SECRET not in result.text
@@ -138,7 +144,7 @@ async def test_the_agent_never_sends_linked_files_to_the_model(
     result = await run_turn(
         make_bundle(model.model).agent,
         "hi",
-        deps=make_deps(ws),
+        deps=make_deps(ws, project=trusted(ws)),
         history=[],
         frontend=RecordingFrontend(),
     )
@@ -170,7 +176,7 @@ async def test_linked_skills_are_problems_and_their_files_unreadable(
     link(root / "good" / "more", host)  # an extra folder linking out
     link(user_config_dir() / "skills", host)  # the user's whole skills folder
 
-    catalog = discover_skills(ws)
+    catalog = discover_skills(trusted(ws))
     assert "evil" not in catalog.skills and set(catalog.skills) >= {"good", "summarize-logs"}
     problems = {str(p.path): p.message for p in catalog.problems}
     assert set(problems) == {
@@ -180,7 +186,7 @@ async def test_linked_skills_are_problems_and_their_files_unreadable(
     }
     assert all(m.startswith("is a symbolic link") for m in problems.values())
     assert catalog.skills["good"].files == ("real.md",)
-    display = list_skills_display(ws)
+    display = list_skills_display(trusted(ws))
     assert f"`{root / 'evil2' / 'SKILL.md'}`: is a symbolic link" in display
     assert SECRET not in display and SECRET not in skills_prompt_section(catalog.skills.values())
 
@@ -193,7 +199,11 @@ async def test_linked_skills_are_problems_and_their_files_unreadable(
     )
     frontend = RecordingFrontend()
     result = await run_turn(
-        make_bundle(model.model).agent, "go", deps=make_deps(ws), history=[], frontend=frontend
+        make_bundle(model.model).agent,
+        "go",
+        deps=make_deps(ws, project=trusted(ws)),
+        history=[],
+        frontend=frontend,
     )
     assert result.ok
     assert "REAL-FILE" in repr(result.messages)
@@ -204,18 +214,25 @@ def test_a_skill_file_swapped_for_a_link_after_listing_is_refused(
     tmp_path: Path, host: Path
 ) -> None:
     """load_skill reads only listed files, and even a listed one is opened without
-    following links: swapped after discovery, it is refused."""
+    following links: a user's skill file swapped after discovery is refused. A project's
+    skill files were read once, at start: the swap changes nothing of what loads."""
     from co_tui.skills.tool import _read_file
 
     ws = tmp_path / "ws"
-    put(_skills_root(ws) / "good" / "SKILL.md", skill_md("good", "A good one"))
-    real = put(_skills_root(ws) / "good" / "real.md", "REAL-FILE")
-    skill = discover_skills(ws).skills["good"]
-    assert _read_file(skill, "real.md") == "REAL-FILE"
-    real.unlink()
-    link(real, host / "secret.txt")
+    for root in (user_config_dir() / "skills", _skills_root(ws)):
+        put(root / "good" / "SKILL.md", skill_md("good", "A good one"))
+    user_file = put(user_config_dir() / "skills" / "good" / "real.md", "REAL-FILE")
+    project_file = put(_skills_root(ws) / "good" / "real.md", "PROJECT-FILE")
+    user_skill = discover_skills(None).skills["good"]
+    project_skill = discover_skills(trusted(ws)).skills["good"]
+    assert (user_skill.origin, project_skill.origin) == ("user", "project")
+    assert _read_file(user_skill, "real.md") == "REAL-FILE"
+    for swapped in (user_file, project_file):
+        swapped.unlink()
+        link(swapped, host / "secret.txt")
     with pytest.raises(ModelRetry, match="is a symbolic link"):
-        _read_file(skill, "real.md")
+        _read_file(user_skill, "real.md")
+    assert _read_file(project_skill, "real.md") == "PROJECT-FILE"
 
 
 # -- vault notes ----------------------------------------------------------------------
@@ -366,7 +383,7 @@ def test_agents_md_swapped_with_a_link_never_reaches_the_prompt(tmp_path: Path, 
     put(ws / "AGENTS.md", INSIDE)
     link(ws / ".swap", host / "secret.txt")
     with Swapper(ws / "AGENTS.md", ws / ".swap"):
-        prompts = [assemble_prompt(Settings(), ws, MODEL) for _ in range(500)]
+        prompts = [assemble_prompt(Settings(), trusted(ws), MODEL) for _ in range(500)]
     assert all(SECRET not in p.text for p in prompts)
     assert any(INSIDE in p.text for p in prompts)
     assert any("symbolic link" in w for p in prompts for w in p.warnings)
@@ -443,7 +460,7 @@ def test_headless_run_sends_nothing_from_outside(tmp_path: Path, host: Path, vau
     ]
     with serve(script) as srv:
         env = {**openai_env(srv.url), "OBSIDIAN_VAULT_PATH": str(vault)}
-        proc = run_cli(["-p", "read my notes"], ws, **env)
+        proc = run_cli(["-p", "read my notes", "--trust-project"], ws, **env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "Nothing to see."
     assert len(srv.requests) == 5

@@ -15,6 +15,7 @@ from co_tui.skills import (
     list_skills_display,
     skills_prompt_section,
 )
+from co_tui.trust.project_files import ProjectView, read_project_files
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 
 
@@ -40,6 +41,10 @@ def project_skills(workspace: Path) -> Path:
     return workspace / ".co-tui" / "skills"
 
 
+def trusted(workspace: Path) -> ProjectView:
+    return ProjectView(read_project_files(workspace), trusted=True)
+
+
 def test_shipped_skills_are_valid() -> None:
     catalog = discover_skills(None)
     assert catalog.problems == []
@@ -59,7 +64,7 @@ def test_later_locations_override_earlier_ones(tmp_path: Path) -> None:
     write_skill(user_skills(), "standup", skill_md("standup", "User standup notes"))
     write_skill(project_skills(tmp_path), "standup-notes",
                 skill_md("standup", "Project standup format", "Project body."))  # fmt: skip
-    catalog = discover_skills(tmp_path)
+    catalog = discover_skills(trusted(tmp_path))
     assert catalog.skills["git-commit-message"].origin == "user"
     assert catalog.skills["git-commit-message"].description == "User's own commit style"
     standup = catalog.skills["standup"]
@@ -68,8 +73,10 @@ def test_later_locations_override_earlier_ones(tmp_path: Path) -> None:
         ("git-commit-message", "shipped"), ("standup", "user")
     ]  # fmt: skip
     assert list(catalog.skills) == sorted(catalog.skills)
-    # Without a workspace, project skills are not looked for.
+    # Without a workspace, or in a project not trusted, project skills are not looked for.
     assert discover_skills(None).skills["standup"].origin == "user"
+    untrusted = ProjectView(read_project_files(tmp_path), trusted=False)
+    assert discover_skills(untrusted).skills["standup"].origin == "user"
 
 
 def test_malformed_skills_are_reported_not_raised(tmp_path: Path) -> None:
@@ -84,7 +91,7 @@ def test_malformed_skills_are_reported_not_raised(tmp_path: Path) -> None:
     (root / "binary" / "SKILL.md").write_bytes(b"\xff\xfe\x00bad")
     (root / "not-a-skill").mkdir()  # no SKILL.md: ignored silently
     write_skill(root, "good", skill_md("good", "A good one"))
-    catalog = discover_skills(tmp_path)
+    catalog = discover_skills(trusted(tmp_path))
     assert "good" in catalog.skills
     problems = {p.path.parent.name: p.message for p in catalog.problems}
     assert set(problems) == {"no-frontmatter", "bad-yaml", "bad-name", "no-description",
@@ -95,7 +102,7 @@ def test_malformed_skills_are_reported_not_raised(tmp_path: Path) -> None:
     assert "'description' is missing" in problems["no-description"]
     assert "are empty" in problems["empty-body"]
     assert problems["binary"] == "not UTF-8 text"
-    display = list_skills_display(tmp_path)
+    display = list_skills_display(trusted(tmp_path))
     assert "- `good` (project): A good one" in display
     assert "**Problems**" in display and "bad-yaml/SKILL.md" in display
 
@@ -103,7 +110,7 @@ def test_malformed_skills_are_reported_not_raised(tmp_path: Path) -> None:
 def test_prompt_section_lists_names_and_descriptions_only(tmp_path: Path) -> None:
     write_skill(project_skills(tmp_path), "secret-body",
                 skill_md("secret-body", "Has a long body", "BODY-MARKER " * 50))  # fmt: skip
-    catalog = discover_skills(tmp_path)
+    catalog = discover_skills(trusted(tmp_path))
     section = skills_prompt_section(catalog.skills.values())
     assert section.startswith("## Skills\n")
     assert "- secret-body: Has a long body" in section
@@ -125,7 +132,7 @@ async def test_load_skill_in_a_turn(tmp_path: Path) -> None:
         ["done"],
     )
     bundle = make_bundle(model.model)
-    deps = make_deps(tmp_path, Settings())
+    deps = make_deps(tmp_path, Settings(), project=trusted(tmp_path))
     frontend = RecordingFrontend()
     result = await run_turn(bundle.agent, "release it", deps=deps, history=[], frontend=frontend)
     assert result.ok and result.output == "done"
@@ -166,7 +173,7 @@ async def test_slash_skills(tmp_path: Path) -> None:
     write_skill(project_skills(tmp_path), "mine", skill_md("mine", "Project skill"))
     write_skill(project_skills(tmp_path), "broken", "no frontmatter")
     shown: list[object] = []
-    deps = make_deps(tmp_path, Settings())
+    deps = make_deps(tmp_path, Settings(), project=trusted(tmp_path))
     bundle = make_bundle(ScriptedModel().model)
     ctx = CommandContext([], deps, bundle, Settings(), shown.append)
     assert (await dispatch(ctx, "/skills")).known

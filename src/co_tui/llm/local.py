@@ -62,6 +62,7 @@ from co_tui.llm.resolved import (
     ProviderError,
     ResolvedModel,
 )
+from co_tui.visible import visible
 
 if TYPE_CHECKING:
     from pydantic_ai._run_context import RunContext
@@ -435,13 +436,14 @@ async def ensure_local_started(model: Model, progress: ProgressCallback | None =
 
 
 def headless_progress(stream: TextIO) -> Callable[[StartProgress], None]:
-    """One line on `stream` when a start begins; nothing else (for `co-tui -p`)."""
+    """One line on `stream` when a start begins; nothing else (for `co-tui -p`). It names the
+    configured model, so its hidden characters are made visible."""
     said = False
 
     def report(progress: StartProgress) -> None:
         nonlocal said
         if not said and not progress.done:
-            stream.write(progress.message + "\n")
+            stream.write(visible(progress.message, keep="") + "\n")
             stream.flush()
             said = True
 

@@ -33,6 +33,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     RetryPromptPart,
+    TextContent,
     ToolReturnPart,
     UserPromptPart,
 )
@@ -91,7 +92,9 @@ class _Turn:
 def _text(part: UserPromptPart) -> str:
     if isinstance(part.content, str):
         return part.content
-    return "\n".join(item for item in part.content if isinstance(item, str))
+    texts = (item if isinstance(item, str) else item.content for item in part.content
+             if isinstance(item, str | TextContent))  # fmt: skip
+    return "\n\n".join(texts)
 
 
 def _turn(messages: Sequence[ModelMessage]) -> _Turn:

@@ -1,15 +1,16 @@
-"""The egress guard inside a run: the session's tool table, and the sources a call sees.
+"""The egress guard inside a run: the session's tool table, and the context a call sees.
 
 `session_table(deps)` is the built-in table plus the session's connected MCP servers. The
-sources a tool call sees are those of its run's history; a sub-agent runs on
-`SubagentDeps`, which carry the sources of the parent conversation it was started from (its
-task was written by a model that had read them).
+context a tool call sees is its run's history and the system prompt last sent (the deps'
+`sent_instructions`); a sub-agent runs on `SubagentDeps`, which carry the sources and the
+typed text of the parent conversation it was started from (its task was written by a model
+that had read them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from pydantic_ai import RunContext
@@ -17,31 +18,52 @@ from pydantic_ai import RunContext
 from co_tui.deps import CoDeps
 from co_tui.orchestrator.egress import (
     BUILTIN_TABLE,
+    EgressReview,
     Source,
     ToolTable,
     context_sources,
-    has_sources,
+    egress_review,
 )
+from co_tui.orchestrator.origins import typed_texts
+from co_tui.tools.specs import BUILTIN_SPECS
 
 
 @dataclass
 class SubagentDeps(CoDeps):
-    """A sub-agent's deps: the parent's, plus the sources of the parent conversation."""
+    """A sub-agent's deps: the parent's, plus the sources and typed text of the parent
+    conversation."""
 
     inherited_sources: tuple[Source, ...] = ()
+    inherited_typed: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, parent: CoDeps, inherited: Sequence[Source], **changes: Any) -> SubagentDeps:
+    def of(
+        cls,
+        parent: CoDeps,
+        inherited: Sequence[Source],
+        typed: Sequence[str] = (),
+        **changes: Any,
+    ) -> SubagentDeps:
         values = {f.name: getattr(parent, f.name) for f in fields(CoDeps) if f.init}
-        return cls(**(values | changes), inherited_sources=tuple(inherited))
+        return cls(
+            **(values | changes), inherited_sources=tuple(inherited), inherited_typed=tuple(typed)
+        )
+
+
+SHELL = "run_shell_command"
 
 
 def session_table(deps: CoDeps) -> ToolTable:
     """The built-in tools and the session's connected MCP servers' (deps.mcp): the specs
-    attach_mcp gives the agent bundle too."""
-    if deps.mcp is None:
-        return BUILTIN_TABLE
-    return BUILTIN_TABLE.with_specs(deps.mcp.tool_specs)
+    attach_mcp gives the agent bundle too. A shell that can reach the network (no isolation,
+    or sandbox_network "bridge") sends data out like any outbound tool."""
+    table = BUILTIN_TABLE
+    if deps.shell_reaches_network:
+        shell = replace(BUILTIN_SPECS[SHELL], outbound="the network", local=False)
+        table = table.with_specs([shell])
+    if deps.mcp is not None:
+        table = table.with_specs(deps.mcp.tool_specs)
+    return table
 
 
 def inherited_sources(deps: CoDeps) -> tuple[Source, ...]:
@@ -49,15 +71,25 @@ def inherited_sources(deps: CoDeps) -> tuple[Source, ...]:
 
 
 def run_sources(ctx: RunContext[CoDeps], table: ToolTable | None = None) -> list[Source]:
-    """The private or untrusted sources in the conversation this call is part of (`table`:
-    the session's, when the caller has it already)."""
+    """The private or untrusted pieces of the context this call is part of (`table`: the
+    session's, when the caller has it already)."""
     table = table or session_table(ctx.deps)
-    return [*inherited_sources(ctx.deps), *context_sources(ctx.messages, table)]
+    here = context_sources(ctx.messages, table, ctx.deps.sent_instructions)
+    return [*inherited_sources(ctx.deps), *here]
 
 
-def guard_applies(ctx: RunContext[CoDeps]) -> bool:
-    """Whether an outbound call made now must wait for the user's decision."""
-    return bool(inherited_sources(ctx.deps)) or has_sources(ctx.messages, session_table(ctx.deps))
+def run_typed(ctx: RunContext[CoDeps]) -> list[str]:
+    """What the user typed into this conversation (and into the parent's, for a sub-agent)."""
+    inherited = ctx.deps.inherited_typed if isinstance(ctx.deps, SubagentDeps) else ()
+    return [*inherited, *typed_texts(ctx.messages)]
+
+
+def review_call(
+    ctx: RunContext[CoDeps], tool_name: str, args: dict[str, Any]
+) -> EgressReview | None:
+    """The egress guard's review of a call made now; None: nothing to guard."""
+    table = session_table(ctx.deps)
+    return egress_review(tool_name, args, run_sources(ctx, table), table, run_typed(ctx))
 
 
 def source_labels(ctx: RunContext[CoDeps]) -> list[str]:

@@ -13,9 +13,10 @@ final answer, for replay and JSON consumers) and then `TurnEnd`; an interrupted 
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Literal
+
+from co_tui.visible import json_text
 
 ToolStatus = Literal["running", "ok", "failed", "denied", "interrupted"]
 ApprovalKind = Literal["approve", "deny", "approve_all", "always_allow", "auto"]
@@ -225,6 +226,6 @@ TurnEvent = (
 
 
 def event_json(event: TurnEvent, **extra: Any) -> str:
-    """One line of stream-json: {"type": ..., fields...}."""
+    """One line of stream-json: {"type": ..., fields...}, hidden characters escaped."""
     record = {"type": event.type, **asdict(event), **extra}
-    return json.dumps(record, ensure_ascii=False, default=str)
+    return json_text(record)

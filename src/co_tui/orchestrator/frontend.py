@@ -79,11 +79,15 @@ class ApprovalRequest:
     reason: str  # why this call needs the user's decision
     index: int = 1  # "2 of 3"
     total: int = 1
-    # The egress guard: what private or untrusted content is in the conversation (one label
-    # each, e.g. "note Projects/plan.md"), and which parts of the outgoing arguments appear
-    # in that content (shown highlighted).
+    # The egress guard held this call (`egress`): the untrusted content it may follow and
+    # the private sources it carries text from (one label each, e.g. "note Projects/plan.md"),
+    # what of the arguments is private text (shown highlighted, as found: decoded), and one
+    # line per carried part saying from where and how it is encoded. Approve-all never
+    # answers such a request.
     sources: tuple[str, ...] = ()
     highlights: tuple[str, ...] = ()
+    carried: tuple[str, ...] = ()
+    egress: bool = False
     # "Always allow this in this project": the permission rule for exactly this call, for the
     # user to edit and save; None when it is not offered.
     suggested_rule: str | None = None

@@ -18,6 +18,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    TextContent,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -40,7 +41,11 @@ SUMMARY_NOTE = "earlier conversation summarised"  # a summary stored by an older
 def _prompt_text(content: Any) -> str:
     if isinstance(content, str):
         return typed_text(content)  # the files it attached are not shown again
-    return " ".join(c if isinstance(c, str) else f"[{type(c).__name__}]" for c in content)
+    shown = [c for c in content if isinstance(c, str)]
+    others = [
+        f"[{type(c).__name__}]" for c in content if not isinstance(c, str | TextContent)
+    ]  # an image, a document: named
+    return " ".join([*shown, *others])
 
 
 def _returns(messages: Sequence[ModelMessage]) -> dict[str, ToolReturnPart]:

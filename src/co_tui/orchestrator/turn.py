@@ -36,16 +36,18 @@ from pydantic_ai.messages import (
     ModelResponse,
     RetryPromptPart,
     ToolCallPart,
+    UserContent,
     UserPromptPart,
 )
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
 
+from co_tui.attachments import typed_prompt
 from co_tui.deps import CoDeps
 from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.approvals import Policy, decide_policy, tool_args
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
-from co_tui.orchestrator.egress import OriginKind, context_sources, egress_review
+from co_tui.orchestrator.egress import EgressReview, OriginKind, context_sources, egress_review
 from co_tui.orchestrator.egress_session import session_table
 from co_tui.orchestrator.frontend import (
     DENIED_MESSAGE,
@@ -58,6 +60,7 @@ from co_tui.orchestrator.frontend import (
     args_hash,
     as_answer,
 )
+from co_tui.orchestrator.origins import typed_texts
 from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
 from co_tui.orchestrator.silence import ProviderSilence
 from co_tui.orchestrator.stream import EventStream
@@ -126,7 +129,7 @@ async def _stream_hop(
     agent: Agent[CoDeps, Any],
     stream: EventStream,
     *,
-    prompt: str | None,
+    prompt: str | Sequence[UserContent] | None,
     history: list[ModelMessage],
     deferred: DeferredToolResults | None,
     deps: CoDeps,
@@ -186,13 +189,18 @@ async def _decide_approvals(
     messages: Sequence[ModelMessage],
 ) -> DeferredToolResults:
     """Decide every deferred call; each decision is reported (one line) and recorded.
-    `messages`: the conversation so far, whose private or untrusted tool results make every
-    outbound call ask (the egress guard)."""
+    `messages`: the conversation so far. The egress guard reads it (and the system prompt
+    last sent): an outbound call that may follow untrusted content, or carries private text
+    the user did not type, always asks; no rule and no approve-all covers it."""
     results: dict[str, Any] = {}
     needs_user: list[tuple[ToolCallPart, dict[str, Any]]] = []
     table = session_table(deps)
     mcp_tools = frozenset(n for n, o in table.origins.items() if o.kind is OriginKind.MCP)
-    sources = context_sources(messages, table)
+    sources = context_sources(messages, table, deps.sent_instructions)
+    typed = typed_texts(messages)
+
+    def review_of(part: ToolCallPart, args: dict[str, Any]) -> EgressReview | None:
+        return egress_review(part.tool_name, args, sources, table, typed)
 
     def record(
         part: ToolCallPart,
@@ -236,8 +244,8 @@ async def _decide_approvals(
             return True
         if policy.auto is None:
             return False
-        if policy.rule and egress_review(part.tool_name, args, sources, table) is not None:
-            return False  # a saved "allow" does not cover sending private or untrusted content
+        if review_of(part, args) is not None:
+            return False  # no rule and no approve-all covers what the egress guard holds
         results[part.tool_call_id] = ToolApproved(override_args=args)
         if policy.auto.read_only:
             deps.read_only_approvals[part.tool_call_id] = args["cmd"]
@@ -268,7 +276,8 @@ async def _decide_approvals(
     for index, (part, args) in enumerate(needs_user, start=1):
         started = approval_clock()
         rule = ""
-        if deps.auto_confirm:  # the user chose "approve all" on an earlier call of this batch
+        review = review_of(part, args)
+        if deps.auto_confirm and review is None:  # "approve all" chosen earlier in this batch
             answer = ApprovalAnswer(ApprovalDecision.APPROVE_ALL)
             reason = "session approve-all (yolo) is on"
         else:
@@ -276,7 +285,6 @@ async def _decide_approvals(
             if without_asking(part, args, policy):
                 continue
             call = ToolCall(part.tool_name, args, mcp=part.tool_name in mcp_tools)
-            review = egress_review(part.tool_name, args, sources, table)
             no_offer = deps.permissions.cannot_save or review is not None
             offer = None if no_offer else suggest_rule(call)
             request = ApprovalRequest(
@@ -325,7 +333,7 @@ def _drop_interrupted_tail(messages: list[ModelMessage]) -> list[ModelMessage]:
 @traced_turn
 async def run_turn(
     agent: Agent[CoDeps, Any],
-    prompt: str,
+    prompt: str | Sequence[UserContent],
     *,
     deps: CoDeps,
     history: Sequence[ModelMessage],
@@ -348,7 +356,7 @@ async def run_turn(
     deps.frontend = frontend  # sub-agents started by this turn's tools report here
     records: list[ApprovalRecord] = []
     messages: list[ModelMessage] = list(history)
-    next_prompt: str | None = prompt
+    next_prompt: str | Sequence[UserContent] | None = prompt
     deferred: DeferredToolResults | None = None
     retries_used = 0
     compacted = False
@@ -418,7 +426,7 @@ async def run_turn(
             msgs = [*msgs, ModelRequest(parts=[UserPromptPart(content=next_prompt)])]
         return msgs
 
-    frontend.emit(ev.TurnStart(session_id=sid, prompt=prompt))
+    frontend.emit(ev.TurnStart(session_id=sid, prompt=typed_prompt(prompt)))
     try:
         if resume_deferred is not None:
             next_prompt = None

@@ -5,19 +5,20 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from co_tui.prompts.assembly import PromptAssembly, PromptSection, assemble_prompt
+from co_tui.prompts.assembly import PromptAssembly, PromptPiece, PromptSection, assemble_prompt
 
 if TYPE_CHECKING:
     from pydantic_ai import RunContext
 
     from co_tui.config import Settings
     from co_tui.deps import CoDeps
+    from co_tui.trust.project_files import ProjectView
 
 __all__ = [
     "PromptAssembly",
+    "PromptPiece",
     "PromptSection",
     "agent_instructions",
     "assemble_prompt",
@@ -28,11 +29,11 @@ __all__ = [
 
 def get_system_prompt(
     settings: Settings | None = None,
-    workspace: Path | None = None,
+    project: ProjectView | None = None,
     model_name: str = "",
     provider: str = "",
 ) -> str:
-    return assemble_prompt(settings, workspace, model_name, provider).text
+    return assemble_prompt(settings, project, model_name, provider).text
 
 
 _log = logging.getLogger(__name__)
@@ -57,15 +58,18 @@ def _model_name(model: Any) -> str:
 def agent_instructions(
     settings: Settings, model: Any, provider: str = ""
 ) -> Callable[[RunContext[CoDeps]], str]:
-    """Dynamic instructions for build_agent: assembled per run for the session's workspace,
-    so edits to knowledge files and AGENTS.md apply on the next turn."""
+    """Dynamic instructions for build_agent: assembled per request for the session's project
+    (its files as read once) and the user's own files (read now, so edits to them apply on
+    the next turn). What was sent is kept on the deps (`sent_instructions`): the egress
+    guard reads its pieces' origins."""
     name = _model_name(model)
 
     # Synchronous on purpose: a few small file reads, and a thread hop here deadlocked
     # under Textual's test harness.
     def instructions(ctx: RunContext[CoDeps]) -> str:
-        assembly = assemble_prompt(settings, ctx.deps.workspace, name, provider)
+        assembly = assemble_prompt(settings, ctx.deps.project, name, provider)
         report_warnings(assembly.warnings)
+        ctx.deps.sent_instructions = assembly.pieces
         return assembly.text
 
     return instructions

@@ -4,16 +4,17 @@ instructions; optional files beside it).
 Found in three places, later ones overriding earlier ones by name:
 1. shipped: the skill folders inside this package
 2. user: user_config_dir()/skills/<skill>/SKILL.md
-3. project: <workspace>/.co-tui/skills/<skill>/SKILL.md
+3. project: the project's .co-tui/skills/<skill>/SKILL.md, only in a project the user
+   trusts, from its files as read for that decision (co_tui.trust.ProjectView)
 
 The system prompt lists names and descriptions only (`skills_prompt_section`); the model
 calls `load_skill(name)` for the body when a task needs it. A malformed SKILL.md becomes a
 `SkillProblem`, never an exception.
 
-Every skill file is read through co_tui.safe_read: a SKILL.md or extra file is read only
-from inside its location's root (the package, user_config_dir(), the workspace) and never
-through a symbolic link. A linked skill folder or SKILL.md is refused and shown as a
-problem; linked extra files are not listed.
+Every skill file is read through a co_tui.safe_read `Folder`: a SKILL.md or extra file is
+read only from inside its location's root (the package, user_config_dir(), the project's
+files as read once) and never through a symbolic link. A linked skill folder or SKILL.md is
+refused and shown as a problem; linked extra files are not listed.
 """
 
 from __future__ import annotations
@@ -25,14 +26,8 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
-from co_tui.safe_read import (
-    LINK,
-    NotFound,
-    ReadRefused,
-    list_within,
-    read_bytes_within,
-    walk_within,
-)
+from co_tui.safe_read import LINK, DiskFolder, Folder, NotFound, ReadRefused
+from co_tui.trust.project_files import ProjectView
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 256_000
@@ -42,6 +37,7 @@ NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 SHIPPED_DIR = Path(__file__).resolve().parent
 
 Origin = Literal["shipped", "user", "project"]
+_PROJECT_SKILLS = f"{PROJECT_DIR_NAME}/skills"
 
 
 @dataclass(frozen=True)
@@ -51,13 +47,13 @@ class Skill:
     body: str
     path: Path  # the skill's directory
     origin: Origin
-    root: Path  # the directory its files must stay inside (see SkillLocation)
+    folder: Folder  # where its files are read from (see SkillLocation)
     files: tuple[str, ...] = ()  # other files in the directory, relative, sorted
 
     @property
     def relative(self) -> str:
-        """The skill's directory below `root`."""
-        return self.path.relative_to(self.root).as_posix()
+        """The skill's directory below the folder's root."""
+        return self.path.relative_to(self.folder.root).as_posix()
 
 
 @dataclass(frozen=True)
@@ -78,63 +74,59 @@ class SkillCatalog:
 
 @dataclass(frozen=True)
 class SkillLocation:
-    """Skills live in root/folder: nothing below root is reached through a link, so for
-    the user and the project the root is the config dir or workspace itself (a linked
-    `skills` or `.co-tui` folder is refused too)."""
+    """Skills live in `relative` below the folder's root: nothing below the root is reached
+    through a link, so for the user and the project the root is the config dir or the
+    project itself (a linked `skills` or `.co-tui` folder is refused too)."""
 
     origin: Origin
-    root: Path
-    folder: str  # below root, "" for the root itself
+    folder: Folder
+    relative: str  # below the root, "" for the root itself
 
     @property
     def path(self) -> Path:
-        return self.root / self.folder if self.folder else self.root
+        root = self.folder.root
+        return root / self.relative if self.relative else root
 
 
-def _locations(workspace: Path | None) -> list[SkillLocation]:
+def _locations(project: ProjectView | None) -> list[SkillLocation]:
     locations = [
-        SkillLocation("shipped", SHIPPED_DIR, ""),
-        SkillLocation("user", user_config_dir(), "skills"),
+        SkillLocation("shipped", DiskFolder(SHIPPED_DIR), ""),
+        SkillLocation("user", DiskFolder(user_config_dir()), "skills"),
     ]
-    if workspace is not None:
-        locations.append(SkillLocation("project", workspace, f"{PROJECT_DIR_NAME}/skills"))
+    if project is not None and project.trusted:
+        locations.append(SkillLocation("project", project.files, f"{PROJECT_DIR_NAME}/skills"))
     return locations
 
 
-def skill_locations(workspace: Path | None) -> list[tuple[Origin, Path]]:
+def skill_locations(project: ProjectView | None) -> list[tuple[Origin, Path]]:
     """Where skills are looked for, lowest precedence first."""
-    return [(location.origin, location.path) for location in _locations(workspace)]
+    return [(location.origin, location.path) for location in _locations(project)]
 
 
 def _hidden(name: str) -> bool:
     return name.startswith((".", "__"))
 
 
-def _extra_files(root: Path, folder: str) -> tuple[str, ...]:
+def _extra_files(folder: Folder, relative: str) -> tuple[str, ...]:
     """The skill's other regular files (links and hidden entries left out), sorted."""
-    found: list[str] = []
     try:
-        for prefix, entries in walk_within(root, folder, descend=lambda name: not _hidden(name)):
-            found += [
-                prefix + e.name
-                for e in entries
-                if not _hidden(e.name) and e.is_file(follow_symlinks=False)
-            ]
+        found = folder.files_below(relative, descend=lambda name: not _hidden(name))
     except ReadRefused:
         return ()
-    files = sorted((f for f in found if f != SKILL_FILE), key=lambda f: f.split("/"))
+    visible = (f for f in found if f != SKILL_FILE and not _hidden(f.rsplit("/", 1)[-1]))
+    files = sorted(visible, key=lambda f: f.split("/"))
     return tuple(files[:MAX_LISTED_FILES])
 
 
-def read_skill(root: Path, folder: str, origin: Origin) -> Skill | SkillProblem | None:
-    """The skill in root/folder (its SKILL.md read without following links); None when
-    the folder has no SKILL.md."""
+def read_skill(folder: Folder, relative: str, origin: Origin) -> Skill | SkillProblem | None:
+    """The skill in `relative` below the folder (its SKILL.md read without following
+    links); None when it has no SKILL.md."""
     from co_tui.knowledge.frontmatter import parse
 
-    directory = root / folder if folder else root
+    directory = folder.root / relative if relative else folder.root
     path = directory / SKILL_FILE
     try:
-        data = read_bytes_within(root, PurePosixPath(folder, SKILL_FILE), limit=MAX_SKILL_BYTES)
+        data = folder.read_bytes(PurePosixPath(relative, SKILL_FILE), limit=MAX_SKILL_BYTES)
     except NotFound:
         return None
     except ReadRefused as exc:
@@ -161,20 +153,20 @@ def read_skill(root: Path, folder: str, origin: Origin) -> Skill | SkillProblem 
     if not body:
         return SkillProblem(path, "the instructions (the text after the frontmatter) are empty")
     description = " ".join(description.split())
-    files = _extra_files(root, folder)
-    return Skill(name.strip(), description, body, directory, origin, root, files)
+    files = _extra_files(folder, relative)
+    return Skill(name.strip(), description, body, directory, origin, folder, files)
 
 
 def _candidates(location: SkillLocation, problems: list[SkillProblem]) -> list[str]:
     """The skill folders of a location, below its root; links are problems, not skills."""
     try:
-        entries = list_within(location.root, location.folder)
+        entries = location.folder.list(location.relative)
     except NotFound:
         return []
     except ReadRefused as exc:
         problems.append(SkillProblem(exc.path, exc.reason))
         return []
-    prefix = f"{location.folder}/" if location.folder else ""
+    prefix = f"{location.relative}/" if location.relative else ""
     folders = []
     for entry in entries:
         if entry.name.startswith((".", "_")):
@@ -186,12 +178,12 @@ def _candidates(location: SkillLocation, problems: list[SkillProblem]) -> list[s
     return folders
 
 
-def discover_skills(workspace: Path | None = None) -> SkillCatalog:
+def discover_skills(project: ProjectView | None = None) -> SkillCatalog:
     catalog = SkillCatalog()
     found: dict[str, Skill] = {}
-    for location in _locations(workspace):
-        for folder in _candidates(location, catalog.problems):
-            result = read_skill(location.root, folder, location.origin)
+    for location in _locations(project):
+        for relative in _candidates(location, catalog.problems):
+            result = read_skill(location.folder, relative, location.origin)
             if result is None:  # a folder without a SKILL.md is not a skill
                 continue
             if isinstance(result, SkillProblem):
@@ -217,9 +209,9 @@ def skills_prompt_section(skills: Iterable[Skill]) -> str:
     ])  # fmt: skip
 
 
-def list_skills_display(workspace: Path | None = None) -> str:
+def list_skills_display(project: ProjectView | None = None) -> str:
     """Markdown for /skills: every skill with where it comes from, then any problems."""
-    catalog = discover_skills(workspace)
+    catalog = discover_skills(project)
     lines = [f"**Skills** ({len(catalog.skills)})", ""]
     if not catalog.skills:
         lines.append("No skills found.")
@@ -231,6 +223,8 @@ def list_skills_display(workspace: Path | None = None) -> str:
         lines += ["", "**Problems**", ""]
         lines += [f"- `{p.path}`: {p.message}" for p in catalog.problems]
     lines += ["", "Add your own in " + ", ".join(
-        f"`{path}`" for origin, path in skill_locations(workspace) if origin != "shipped"
+        f"`{path}`" for origin, path in skill_locations(project) if origin != "shipped"
     ) + " (one folder per skill, holding a SKILL.md)."]  # fmt: skip
+    if project is not None and not project.trusted and project.files.has_any(_PROJECT_SKILLS):
+        lines.append(f"This project's skills ({_PROJECT_SKILLS}/) load once you trust it.")
     return "\n".join(lines)

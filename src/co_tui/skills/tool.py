@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.deps import CoDeps
-from co_tui.safe_read import ReadRefused, read_text_within
+from co_tui.safe_read import ReadRefused
 from co_tui.skills import MAX_SKILL_BYTES, Skill, discover_skills, skills_prompt_section
 
 if TYPE_CHECKING:
@@ -25,8 +25,8 @@ def _read_file(skill: Skill, file: str) -> str:
         raise ModelRetry(f"'{file}' is not a file of skill '{skill.name}' (files: {listed}).")
     relative = PurePosixPath(skill.relative, file)
     try:
-        return read_text_within(
-            skill.root, relative, limit=MAX_SKILL_BYTES, truncate=True, errors="replace"
+        return skill.folder.read_text(
+            relative, limit=MAX_SKILL_BYTES, truncate=True, errors="replace"
         )
     except ReadRefused as exc:
         raise ModelRetry(f"Cannot read '{file}' of skill '{skill.name}': {exc.reason}.") from None
@@ -40,7 +40,7 @@ async def load_skill(ctx: RunContext[CoDeps], name: str, file: str | None = None
         name: The skill's name, as listed.
         file: Optional: one of the skill's extra `files` to read instead of its instructions.
     """
-    catalog = await asyncio.to_thread(discover_skills, ctx.deps.workspace)
+    catalog = await asyncio.to_thread(discover_skills, ctx.deps.project)
     skill = catalog.get(name)
     if skill is None:
         known = ", ".join(catalog.skills) or "none"
@@ -62,8 +62,7 @@ async def load_skill(ctx: RunContext[CoDeps], name: str, file: str | None = None
 
 
 async def skills_instructions(ctx: RunContext[CoDeps]) -> str | None:
-    workspace: Path | None = ctx.deps.workspace
-    catalog = await asyncio.to_thread(discover_skills, workspace)
+    catalog = await asyncio.to_thread(discover_skills, ctx.deps.project)
     return skills_prompt_section(catalog.skills.values()) or None
 
 

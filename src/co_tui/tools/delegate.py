@@ -13,7 +13,7 @@ from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.deps import CoDeps
 from co_tui.orchestrator.egress import Source
-from co_tui.orchestrator.egress_session import run_sources
+from co_tui.orchestrator.egress_session import run_sources, run_typed
 from co_tui.orchestrator.frontend import NullFrontend
 from co_tui.subagents import read_only_tools, run_subagent
 
@@ -57,6 +57,7 @@ async def delegate(
         limits=ctx.usage_limits,
         model_settings=ctx.model_settings,
         inherited=run_sources(ctx),
+        typed=run_typed(ctx),
     )
     tokens = result.usage.input_tokens + result.usage.output_tokens
     summary = f"{result.usage.requests} request(s), {tokens:,} tokens"
@@ -65,7 +66,7 @@ async def delegate(
             "display": f"sub-agent failed ({summary}): {result.error}",
             "error": result.error,
             "session_id": result.session_id,
-        }
+        } | _read(result.sources)  # what it read before it failed still counts
     return {
         "display": f"sub-agent answered ({summary})",
         "answer": result.output or "",

@@ -33,6 +33,9 @@ class OriginKind(StrEnum):
     MCP = "mcp"
     SUBAGENT = "sub-agent"
     SUMMARY = "summary"
+    KNOWLEDGE = "knowledge"  # the user's knowledge files, in the system prompt
+    PROJECT = "project"  # a project's instructions and knowledge, in the system prompt
+    ATTACHMENT = "attachment"  # a file or note the user attached with @
     TOOL = "tool"  # a tool the table does not know
     NONE = "none"  # results that hold nothing the conversation did not already have
 
@@ -73,7 +76,11 @@ class ToolSpec:
     requires_approval: bool = False
     origin: Origin = NEUTRAL  # where its results come from, for the egress guard
     label: Labeller | None = None  # names one of its results; None: "result of <name>"
-    outbound: str | None = None  # what a call sends data to ("Slack"); None: nothing
+    outbound: str | None = None  # what a call sends data to ("Slack")
+    # The tool sends nothing off this machine but to the user's own accounts. A spec that
+    # says neither this nor `outbound` counts as outbound: a new tool asks until its spec
+    # says where its calls go.
+    local: bool = False
     destination: Destination | None = None  # the same, from the call's arguments
     approval_reason: ApprovalReason = ""  # shown in the approval dialog
     key_arg: str = ""  # the argument that names a call in one line ("cmd", "query"); "": guess
@@ -83,11 +90,17 @@ class ToolSpec:
             return self.label(args, content)
         return f"result of {self.name}"
 
+    @property
+    def is_outbound(self) -> bool:
+        return self.outbound is not None or not self.local
+
     def destination_of(self, args: Mapping[str, Any]) -> str:
         """Where this call sends data ('' for a tool that sends nothing out)."""
-        if self.outbound is None:
+        if not self.is_outbound:
             return ""
-        return self.destination(args) if self.destination is not None else self.outbound
+        if self.destination is not None:
+            return self.destination(args)
+        return self.outbound or f"wherever the tool {self.name} sends it (its spec does not say)"
 
     def reason(self, isolation_level: str) -> str:
         """Why a call waits for the user, for the approval dialog."""
@@ -107,6 +120,7 @@ def mcp_tool_spec(server: str, tool: str, *, local: bool, approval: bool) -> Too
         origin=Origin(OriginKind.MCP, private=False, untrusted=True, name=name),
         label=lambda _args, _content: f"{name} {tool}",
         outbound=None if local else f"the MCP server '{server}'",
+        local=local,
     )
 
 

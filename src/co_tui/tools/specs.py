@@ -29,8 +29,9 @@ from co_tui.tools.spec import (
 
 _NOTE = Origin(OriginKind.NOTE, private=True, untrusted=False)
 _FILE = Origin(OriginKind.FILE, private=True, untrusted=False)
-_DRIVE = Origin(OriginKind.DRIVE, private=True, untrusted=False)
-_CALENDAR = Origin(OriginKind.CALENDAR, private=True, untrusted=False)
+# Others write into these too (a shared file, an invitation): private and untrusted, as mail.
+_DRIVE = Origin(OriginKind.DRIVE, private=True, untrusted=True)
+_CALENDAR = Origin(OriginKind.CALENDAR, private=True, untrusted=True)
 _MEMORY = Origin(OriginKind.MEMORY, private=True, untrusted=False)
 _EMAIL = Origin(OriginKind.EMAIL, private=True, untrusted=True)
 _SLACK = Origin(OriginKind.SLACK, private=True, untrusted=True)
@@ -78,6 +79,7 @@ _SPECS = [
         origin=_FILE,
         label=lambda a, c: f"shell output of `{arg_text(a, 'cmd')}`",
         approval_reason=_shell_reason,
+        local=True,
     ),
     # tools/google_gmail.py
     ToolSpec(
@@ -88,12 +90,15 @@ _SPECS = [
         destination=lambda a: f"a Gmail draft to {arg_text(a, 'to')}",
         approval_reason="creates a draft in your Gmail account",
     ),
-    ToolSpec("list_emails", origin=_EMAIL, label=lambda a, c: f"email from {_senders(c)}"),
+    ToolSpec(
+        "list_emails", origin=_EMAIL, label=lambda a, c: f"email from {_senders(c)}", local=True
+    ),
     ToolSpec(
         "search_emails",
         origin=_EMAIL,
         label=lambda a, c: f"email from {_senders(c)}",
         key_arg="query",
+        local=True,
     ),
     # tools/slack.py
     ToolSpec(
@@ -104,54 +109,72 @@ _SPECS = [
         destination=lambda a: f"Slack ({arg_text(a, 'channel')})",
         approval_reason="posts a message others will see in Slack",
     ),
-    ToolSpec("list_slack_channels", origin=_SLACK, label=lambda a, c: "the Slack channel list"),
+    ToolSpec(
+        "list_slack_channels",
+        origin=_SLACK,
+        label=lambda a, c: "the Slack channel list",
+        local=True,
+    ),
     ToolSpec(
         "get_slack_channel_history",
         key_arg="channel",
         origin=_SLACK,
         label=lambda a, c: f"Slack messages in {arg_text(a, 'channel')}",
+        local=True,
     ),
     ToolSpec(
         "get_slack_thread_replies",
         key_arg="channel",
         origin=_SLACK,
         label=lambda a, c: f"Slack thread in {arg_text(a, 'channel')}",
+        local=True,
     ),
-    ToolSpec("list_slack_users", origin=_SLACK, label=lambda a, c: "the Slack user list"),
+    ToolSpec(
+        "list_slack_users", origin=_SLACK, label=lambda a, c: "the Slack user list", local=True
+    ),
     # tools/memory.py
     ToolSpec(
         "save_memory",
         key_arg="content",
         requires_approval=True,
         approval_reason="stores a memory that future sessions will see",
+        local=True,
     ),
     ToolSpec(
         "recall_memory",
         key_arg="query",
         origin=_MEMORY,
         label=lambda a, c: f"memories about {arg_text(a, 'query')!r}",
+        local=True,
     ),
-    ToolSpec("list_memories", origin=_MEMORY, label=lambda a, c: "the list of memories"),
+    ToolSpec(
+        "list_memories", origin=_MEMORY, label=lambda a, c: "the list of memories", local=True
+    ),
     # tools/google_drive.py
     ToolSpec(
         "search_drive",
         key_arg="query",
         origin=_DRIVE,
         label=lambda a, c: f"Drive files matching {arg_text(a, 'query')!r}",
+        local=True,
     ),
     ToolSpec(
         "read_drive_file",
         origin=_DRIVE,
         label=lambda a, c: f"Drive file {_drive_name(a, c)}",
         key_arg="file_id",
+        local=True,
     ),
     # tools/google_calendar.py
-    ToolSpec("list_calendar_events", origin=_CALENDAR, label=lambda a, c: "calendar events"),
+    ToolSpec(
+        "list_calendar_events", origin=_CALENDAR, label=lambda a, c: "calendar events", local=True
+    ),
     ToolSpec(
         "search_calendar_events",
         key_arg="query",
         origin=_CALENDAR,
         label=lambda a, c: f"calendar events matching {arg_text(a, 'query')!r}",
+        local=True,
     ),
     # tools/obsidian.py
     ToolSpec(
@@ -159,16 +182,18 @@ _SPECS = [
         key_arg="query",
         origin=_NOTE,
         label=lambda a, c: f"notes matching {arg_text(a, 'query')!r}",
+        local=True,
     ),
-    ToolSpec("list_notes", origin=_NOTE, label=lambda a, c: "the list of notes"),
+    ToolSpec("list_notes", origin=_NOTE, label=lambda a, c: "the list of notes", local=True),
     ToolSpec(
         "read_note",
         origin=_NOTE,
         label=lambda a, c: f"note {arg_text(a, 'filename')}",
         key_arg="filename",
+        local=True,
     ),
     # tools/delegate.py
-    ToolSpec("delegate", origin=_SUBAGENT, key_arg="task"),
+    ToolSpec("delegate", origin=_SUBAGENT, key_arg="task", local=True),
     # tools/web.py: registered per web_policy; `web_tool_specs` sets requires_approval
     ToolSpec(
         "web_search",
@@ -192,7 +217,7 @@ _SPECS = [
         approval_reason="fetches this address from the internet (web_policy.fetch is 'ask')",
     ),
     # skills/tool.py
-    ToolSpec("load_skill", source="skills", origin=NEUTRAL, key_arg="name"),
+    ToolSpec("load_skill", source="skills", origin=NEUTRAL, key_arg="name", local=True),
 ]
 
 BUILTIN_SPECS: Mapping[str, ToolSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})

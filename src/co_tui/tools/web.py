@@ -22,7 +22,7 @@ from pydantic_ai import ModelRetry, RunContext
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
 from co_tui.deps import CoDeps
-from co_tui.orchestrator.egress_session import guard_applies, source_labels
+from co_tui.orchestrator.egress_session import review_call, source_labels
 from co_tui.permissions.matching import ToolCall
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import parse_retry_after, terminal_error
@@ -217,9 +217,10 @@ def web_tool_specs(policy: WebPolicy) -> dict[str, ToolSpec]:
 
 def web_toolset(policy: WebPolicy, *, all_approval: bool = False) -> AbstractToolset[CoDeps] | None:
     """The web tools per policy (None when both are denied). A call waits for approval when
-    the policy says ask (or `all_approval`), and also, whatever the policy, when private or
-    untrusted content is in the conversation (the egress guard) or a deny or ask permission
-    rule covers the call; otherwise it runs without a round trip through the orchestrator."""
+    the policy says ask (or `all_approval`), and also, whatever the policy, when the egress
+    guard holds it (untrusted content in the conversation, or private text in its arguments)
+    or a deny or ask permission rule covers the call; otherwise it runs without a round trip
+    through the orchestrator."""
     registered = _registered(policy)
     if not registered:
         return None
@@ -228,7 +229,7 @@ def web_toolset(policy: WebPolicy, *, all_approval: bool = False) -> AbstractToo
     def needs_approval(
         ctx: RunContext[CoDeps], tool_def: ToolDefinition, tool_args: dict[str, Any]
     ) -> bool:
-        if tool_def.name in asks or guard_applies(ctx):
+        if tool_def.name in asks or review_call(ctx, tool_def.name, tool_args) is not None:
             return True
         # A deny or ask rule must reach the orchestrator, which applies it.
         ruled = ctx.deps.permissions.evaluate(ToolCall(tool_def.name, tool_args)).rule

@@ -1,37 +1,48 @@
-"""Project trust: settings from the working directory widen power only once the user trusts
-the project.
+"""Project trust: what a working directory ships for co-tui applies only as far as the user
+trusts the project.
 
-- widening.py: the one list of settings that can widen power, and what each would do;
-- store.py: the user's decisions (user config dir, 0600), per real path and file SHA-256;
-- project.py: loading settings with the project layer trusted, or narrowed.
+- project_files.py: every project file, read once (what is trusted is what loads);
+- allowlist.py: the settings an untrusted project may change (they only narrow, or are inert);
+- widening.py: how a setting's change is compared and worded;
+- store.py: the user's decisions (user config dir, 0600), per real path and files' digest;
+- project.py: loading settings with the project trusted, or held back.
 
 Usage:
 
     loaded = load_project_settings(Path.cwd(), trust_project=flag)
     loaded.settings          # what applies now
-    loaded.project           # None, or what the project would widen and the decision
+    loaded.project           # None, or what waits for trust and the decision
+    loaded.view              # the project's files as the session reads them
 
     settings = load_settings(Path.cwd())  # the same settings, when the decision does not matter
 """
 
 from co_tui.trust.project import (
+    HOW_TO_TRUST,
     NOT_TRUSTED,
     PROJECT_FILE,
     LoadedSettings,
     ProjectTrust,
     load_project_settings,
     load_settings,
+    stored_view,
     untrusted_notice,
     what_it_would_do,
 )
+from co_tui.trust.project_files import ProjectFiles, ProjectView, read_project_files
 
 __all__ = [
+    "HOW_TO_TRUST",
     "NOT_TRUSTED",
     "PROJECT_FILE",
     "LoadedSettings",
+    "ProjectFiles",
     "ProjectTrust",
+    "ProjectView",
     "load_project_settings",
     "load_settings",
+    "read_project_files",
+    "stored_view",
     "untrusted_notice",
     "what_it_would_do",
 ]

@@ -1,25 +1,38 @@
-"""Load settings with the project layer applied only as far as the user trusts the project.
+"""Load settings with the project applied only as far as the user trusts it.
 
-The project's `.co-tui/settings.json` sits in the working directory, which the sandbox (and
-whoever made the repository) can write. What it would widen (widening.py) applies when the
-user has trusted this project with this exact file; until then it is dropped and everything
-that only narrows applies at once. Nothing from an untrusted project starts a process.
+The project's files (its `.co-tui/settings.json`, AGENTS.md, `.co-tui/instructions.md`,
+knowledge, commands and skills) sit in the working directory, which the sandbox, and whoever
+made the repository, can write. They are read once (project_files.py); the decision is
+stored for exactly those bytes, and what loads is what was read.
 
-Without a project settings file neither the trust store nor the widening checks are loaded
-(they are imported where used): most directories have none, and start-up time is the
-user's.
+Until the user trusts the project:
+- of its settings, only what co_tui.trust.allowlist lets an untrusted project change
+  applies (what narrows, what is inert); everything else waits, named in the notice;
+- its commands and skills wait;
+- its instructions and knowledge are read as untrusted text: fenced for the model, and
+  while they are in the context outbound calls ask (the egress guard).
+Nothing of an untrusted project starts a process.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from co_tui.config import Settings, merge_layers, read_layers
+from co_tui.config import Settings, SettingsLayer, merge_layers, read_layers
 from co_tui.paths import PROJECT_DIR_NAME, SETTINGS_FILE_NAME
+from co_tui.trust.project_files import (
+    COMMANDS,
+    INSTRUCTIONS,
+    KNOWLEDGE,
+    SETTINGS,
+    SKILLS,
+    ProjectFiles,
+    ProjectView,
+    read_project_files,
+)
 
 if TYPE_CHECKING:
     from co_tui.trust.store import Decision, TrustStore
@@ -27,20 +40,29 @@ if TYPE_CHECKING:
 
     ProjectDecision = Decision | Literal["undecided"]
 PROJECT_FILE = f"{PROJECT_DIR_NAME}/{SETTINGS_FILE_NAME}"
-NOT_TRUSTED = "project settings not trusted"
+NOT_TRUSTED = "project not trusted"
+HOW_TO_TRUST = "pass --trust-project, or run `co-tui trust` here"
 
 
 @dataclass(frozen=True)
 class ProjectTrust:
-    """A project whose settings would widen what co-tui may do, and the user's decision."""
+    """A project with something to trust (see the module), and the user's decision."""
 
     root: Path  # the project's real path: the store's key
-    settings_file: Path
-    sha256: str  # of the settings file's bytes, exactly as parsed
-    widenings: tuple[Widening, ...]
+    files: ProjectFiles  # every project file, as read once
+    widenings: tuple[Widening, ...]  # what waits for trust: settings, commands, skills
+    untrusted_texts: tuple[str, ...]  # its instructions and knowledge, read as untrusted
     decision: ProjectDecision
     trusted_settings: Settings  # every layer, the project's in full
-    untrusted_settings: Settings  # the project's layer without what it would widen
+    untrusted_settings: Settings  # the project's layer without what waits
+
+    @property
+    def sha256(self) -> str:
+        return self.files.digest
+
+    @property
+    def settings_file(self) -> Path:
+        return self.root / PROJECT_FILE
 
     @property
     def trusted(self) -> bool:
@@ -51,59 +73,98 @@ class ProjectTrust:
         """The settings in effect for this decision."""
         return self.trusted_settings if self.trusted else self.untrusted_settings
 
+    @property
+    def view(self) -> ProjectView:
+        return ProjectView(self.files, self.trusted)
+
     def decide(self, decision: Decision) -> ProjectTrust:
         return replace(self, decision=decision)
 
     def remember(self, store: TrustStore | None = None) -> None:
-        """Store the decision for this exact settings file. Raises OSError."""
+        """Store the decision for these exact files. Raises OSError."""
         if self.decision != "undecided":
             from co_tui.trust.store import TrustStore
 
             (store or TrustStore()).record(self.root, self.sha256, self.decision)
 
+    def held_back(self) -> list[str]:
+        """What waits for trust, one phrase each, naming the setting where the words do not."""
+        phrases = []
+        for widening in self.widenings:
+            named = widening.setting in widening.summary or widening.setting.startswith(".")
+            phrases.append(widening.summary + ("" if named else f" ({widening.setting})"))
+        return phrases
+
 
 @dataclass(frozen=True)
 class LoadedSettings:
     settings: Settings  # in effect
-    project: ProjectTrust | None = None  # None: no project settings, or nothing they widen
+    project: ProjectTrust | None = None  # None: nothing in the project to trust
+    files: ProjectFiles | None = None  # the project's files as read (None: not read)
+    problems: tuple[str, ...] = ()  # project files that could not be read, and why
+
+    @property
+    def view(self) -> ProjectView | None:
+        """The project as the session reads it (None: no project files)."""
+        if self.project is not None:
+            return self.project.view
+        if self.files is None or self.files.empty:
+            return None
+        return ProjectView(self.files, trusted=False)
 
 
-@dataclass(frozen=True)
-class ProjectCommands:
-    """The project's custom slash commands (.co-tui/commands/*.md): prompts the user can send
-    with one word, written by whoever wrote the repository, so they are trusted with the
-    project's settings and a change to any of them asks again."""
+def _names(files: ProjectFiles, folder: str, suffix: str = "") -> list[str]:
+    prefix = f"{folder}/"
+    found = {rel[len(prefix) :].split("/")[0] for rel in files.files if rel.startswith(prefix)}
+    return sorted(name.removesuffix(suffix) for name in found if name.endswith(suffix))
 
-    folder: Path
-    names: tuple[str, ...]
-    digest: str  # of every command's name and text
 
-    def widening(self) -> Widening:
-        from co_tui.trust.widening import Widening, join_words
+def _file_widenings(files: ProjectFiles) -> list[Widening]:
+    """The project's commands and skills: prompts and instructions someone else wrote."""
+    from co_tui.trust.widening import Widening, join_words
 
-        names = [f"/{name}" for name in self.names]
-        return Widening(
-            f"{PROJECT_DIR_NAME}/commands",
-            "data",
-            f"add the slash command{'s' if len(names) > 1 else ''} {join_words(names)}",
-            "their text is sent to the model when you type them",
+    found = []
+    commands = [f"/{name}" for name in _names(files, COMMANDS, ".md")]
+    if commands:
+        found.append(
+            Widening(
+                f"{PROJECT_DIR_NAME}/commands",
+                "data",
+                f"add the slash command{'s' if len(commands) > 1 else ''} {join_words(commands)}",
+                "their text is sent to the model when you type them",
+            )
         )
+    skills = _names(files, SKILLS)
+    if skills:
+        found.append(
+            Widening(
+                f"{PROJECT_DIR_NAME}/skills",
+                "data",
+                f"add the skill{'s' if len(skills) > 1 else ''} {join_words(skills)}",
+                "instructions the model follows when it loads them",
+            )
+        )
+    return found
 
 
-def project_commands(cwd: Path) -> ProjectCommands | None:
-    """None when the project has no usable command files (most directories)."""
-    folder = cwd / PROJECT_DIR_NAME / "commands"
-    if not folder.is_dir():
-        return None
-    from co_tui.custom_commands import FOLDER, read_folder
+def _untrusted_texts(files: ProjectFiles) -> tuple[str, ...]:
+    """The project's instructions and knowledge files that were read."""
+    texts = [rel for rel in INSTRUCTIONS if rel in files.files]
+    texts += [rel for rel in sorted(files.files) if rel.startswith(f"{KNOWLEDGE}/")]
+    return tuple(texts)
 
-    commands = read_folder(cwd, f"{PROJECT_DIR_NAME}/{FOLDER}", "project").commands
-    if not commands:
-        return None
-    digest = hashlib.sha256()
-    for name, command in sorted(commands.items()):
-        digest.update(f"{name}\0{command.description}\0{command.template}\0".encode())
-    return ProjectCommands(folder.resolve(), tuple(sorted(commands)), digest.hexdigest())
+
+def _problems(files: ProjectFiles) -> tuple[str, ...]:
+    """The settings file (or the .co-tui folder) that could not be read, and why; the other
+    files' loaders say so of their own."""
+    problems = [
+        f"{files.root / rel} not read: it {why.reason}"
+        for rel, why in files.refused.items()
+        if rel in (SETTINGS, PROJECT_DIR_NAME)
+    ]
+    if SETTINGS in files.truncated:
+        problems.append(f"{files.root / SETTINGS} not read: it is too large")
+    return tuple(sorted(problems))
 
 
 def load_project_settings(
@@ -115,45 +176,49 @@ def load_project_settings(
     store: TrustStore | None = None,
 ) -> LoadedSettings:
     """Every settings layer; the project's in full only when the user trusts it: stored for
-    this exact file, or `trust_project` (for this run: `.project.remember()` stores it).
+    these exact files, or `trust_project` (for this run: `.project.remember()` stores it).
     Raises SettingsError. Reads the trust store, never writes it."""
-    layers = read_layers(cwd, env, overrides)  # each validated as written: errors name it
+    files = read_project_files(cwd)
+    settings_data = None if SETTINGS in files.truncated else files.files.get(SETTINGS)
+    layers = read_layers(cwd, env, overrides, settings_data)  # each validated: errors name it
     full = merge_layers(layers)
-    project = next((layer for layer in layers if layer.kind == "project"), None)
-    commands = project_commands(cwd)
-    if project is None and commands is None:
-        return LoadedSettings(full)
-    from co_tui.trust.store import TrustStore
-    from co_tui.trust.widening import review_widenings
-
-    widenings: tuple[Widening, ...] = ()
+    problems = _problems(files)
+    project_layer = next((layer for layer in layers if layer.kind == "project"), None)
+    widenings: list[Widening] = []
     untrusted = full
-    if project is not None:
-        others = [layer for layer in layers if layer is not project]
-        review = review_widenings(merge_layers(others), full)
-        widenings = review.widenings
-        narrowed = project.with_values(project.values | _as_written(full, review.narrowed))
-        untrusted = merge_layers([narrowed if layer is project else layer for layer in layers])
-    if commands is not None:
-        widenings = (*widenings, commands.widening())
-    if not widenings:
-        return LoadedSettings(full)
-    # The decision is stored for these exact settings and commands: a change asks again.
-    sha256 = project.sha256 if project is not None else ""
-    if commands is not None:
-        sha256 = hashlib.sha256(f"{sha256}:{commands.digest}".encode()).hexdigest()
+    if project_layer is not None:
+        widenings, untrusted = _review(layers, project_layer, full)
+    widenings += _file_widenings(files)
+    texts = _untrusted_texts(files)
+    if not widenings and not texts:
+        return LoadedSettings(full, None, files, problems)
+    from co_tui.trust.store import TrustStore
+
     root = cwd.resolve()
-    stored = (store or TrustStore()).decision(root, sha256)
+    stored = (store or TrustStore()).decision(root, files.digest)
     trust = ProjectTrust(
         root=root,
-        settings_file=Path(project.origin) if project is not None else root / PROJECT_DIR_NAME,
-        sha256=sha256,
-        widenings=widenings,
+        files=replace(files, root=root),
+        widenings=tuple(widenings),
+        untrusted_texts=texts,
         decision="trusted" if trust_project else stored or "undecided",
         trusted_settings=full,
         untrusted_settings=untrusted,
     )
-    return LoadedSettings(trust.settings, trust)
+    return LoadedSettings(trust.settings, trust, trust.files, problems)
+
+
+def _review(
+    layers: list[SettingsLayer], project: SettingsLayer, full: Settings
+) -> tuple[list[Widening], Settings]:
+    """What of the project's settings waits for trust, and the settings meanwhile."""
+    from co_tui.trust.allowlist import review_project_settings
+
+    others = [layer for layer in layers if layer is not project]
+    review = review_project_settings(merge_layers(others), full)
+    narrowed = project.with_values(project.values | _as_written(full, review.narrowed))
+    untrusted = merge_layers([narrowed if layer is project else layer for layer in layers])
+    return list(review.widenings), untrusted
 
 
 def _as_written(settings: Settings, values: dict[str, Any]) -> dict[str, Any]:
@@ -173,18 +238,47 @@ def load_settings(
 
 
 def what_it_would_do(project: ProjectTrust) -> str:
-    """'would start the MCP server `x` and turn on approve-all' (values as written: show
-    them through co_tui.visible)."""
-    from co_tui.trust.widening import summary_sentence
+    """'held back: start the MCP server `x`; AGENTS.md read as untrusted text' (values as
+    written: show them through co_tui.visible)."""
+    from co_tui.trust.widening import join_words
 
-    return f"would {summary_sentence(project.widenings)}"
+    parts = []
+    if project.widenings:
+        parts.append(f"held back: {join_words(project.held_back())}")
+    if project.untrusted_texts:
+        parts.append(f"{join_words(list(project.untrusted_texts))} read as untrusted text")
+    return "; ".join(parts)
+
+
+def trust_summary(project: ProjectTrust, *, texts: bool = False) -> list[str]:
+    """What trusting `project` means, for `co-tui trust`: what waits, then its text files
+    (with `texts`, each file's text as it would load). Values as written: escape them."""
+    lines = [f"project {project.root} ({project.decision})"]
+    lines += [f"- would {phrase}" for phrase in project.held_back()]
+    shown = [rel for rel in sorted(project.files.files) if rel != SETTINGS]
+    for rel in shown:
+        size = len(project.files.files[rel])
+        lines.append(f"- ships {rel} ({size:,} bytes)")
+        if texts:
+            lines.append(project.files.text(rel) or "")
+    return lines
+
+
+def stored_view(workspace: Path, store: TrustStore | None = None) -> ProjectView | None:
+    """The project in `workspace` as a session reads it, trusted as the user decided (for a
+    front that did not load the settings itself); None when it ships no files for co-tui."""
+    from co_tui.trust.store import TrustStore
+
+    root = workspace.resolve()
+    files = read_project_files(root)
+    if files.empty:
+        return None
+    decision = (store or TrustStore()).decision(root, files.digest)
+    return ProjectView(files, trusted=decision == "trusted")
 
 
 def untrusted_notice(project: ProjectTrust | None) -> str | None:
-    """The one line `co-tui -p` prints when the project's widening settings are ignored."""
+    """The one line `co-tui -p` prints about an untrusted project: what was held back."""
     if project is None or project.trusted:
         return None
-    return (
-        f"this project's {PROJECT_FILE} {what_it_would_do(project)}; ignored "
-        "(pass --trust-project to trust it)"
-    )
+    return f"{NOT_TRUSTED}: {what_it_would_do(project)} ({HOW_TO_TRUST})"

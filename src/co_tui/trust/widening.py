@@ -1,27 +1,35 @@
-"""What a project's settings would widen, compared with the settings without them.
+"""How to word what a project's settings would change, and what of it may apply untrusted.
 
-`CHECKS` is the one list of settings that can widen power. Each check compares the value in
-effect without the project layer (`base`) with the value with it (`full`) and returns
-- the widenings: one line each, for the trust dialog, the headless warning and /status;
+Each check compares the value in effect without the project layer (`base`) with the value
+with it (`full`) and returns
+- the widenings: one line each, for the trust dialog, the notices and /status;
 - the narrowed value: the project's value with every widening taken out (a stricter
-  web_policy, fewer safe commands, lower limits stay), which applies while the project is
-  not trusted.
+  web_policy, fewer safe commands, lower limits stay).
 
-A setting that is not listed here (theme, personality, history and memory tuning …) cannot
-start anything, approve anything, reach anything or send data anywhere: it applies at once.
+Which settings an untrusted project may set at all is co_tui.trust.allowlist's decision;
+this module only knows how to compare and word them. `HELD_WORDING` words the settings that
+wait for trust whole (where data goes, what starts), better than the generic line.
 """
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from co_tui.config import MCPServerConfig, Permissions, Settings, WebPolicy
+from co_tui.config import MCPServerConfig, Permissions, WebPolicy
 
-WideningKind = Literal["process", "approval", "network", "sandbox", "data"]
-KIND_ORDER: tuple[WideningKind, ...] = ("process", "approval", "network", "sandbox", "data")
+WideningKind = Literal["process", "approval", "network", "sandbox", "data", "setting"]
+KIND_ORDER: tuple[WideningKind, ...] = (
+    "process",
+    "approval",
+    "network",
+    "sandbox",
+    "data",
+    "setting",
+)
 
 FEW = 3  # values named in a summary; the detail lists them all
 SHORT = 40  # characters of one value in a summary; the detail has it whole
@@ -117,8 +125,10 @@ def secret_change(what: str) -> Check:
     """A credential from the project sends data to the account that owns it. Never shown."""
 
     def check(base: Any, full: Any) -> Change:
-        if full == base or not full:  # None, or an empty SecretStr
+        if full == base:
             return Change((), full)
+        if not full:  # None, or an empty SecretStr
+            return Change(((f"clear your {what}", ""),), base)
         return Change(((f"use this project's {what}", ""),), base)
 
     return check
@@ -284,68 +294,51 @@ def permissions(base: Permissions, full: Permissions) -> Change:
     return Change(tuple(found), full.model_copy(update=narrowed) if found else full)
 
 
-CHECKS: tuple[FieldCheck, ...] = (
-    # starts processes
-    FieldCheck("mcp_servers", "process", mcp_servers),
-    FieldCheck("local_model_path", "process", any_change("load the model file {value}")),
-    # approves without asking
-    FieldCheck("auto_confirm", "approval", turned_on("turn on approve-all", True)),
-    FieldCheck("shell_safe_commands", "approval", additions("run {values} without asking")),
-    FieldCheck("permissions", "approval", permissions),
-    # hosts and domains
+def held_whole(template: str, empty: str = "") -> Check:
+    """A setting that waits for trust whole: any other value is held back (the base value
+    applies untrusted). `template` has {value}."""
+    return any_change(template, empty)
+
+
+# The settings that wait for trust whole and have words of their own.
+HELD_WORDING: tuple[FieldCheck, ...] = (
+    FieldCheck("local_model_path", "process", held_whole("load the model file {value}")),
+    FieldCheck("llm_provider", "data", held_whole("use the provider {value}")),
+    FieldCheck("model", "data", held_whole("use the model {value}")),
+    FieldCheck("summarization_model", "data", held_whole("summarize with the model {value}")),
+    FieldCheck("openai_base_url", "data", held_whole("send model requests to {value}")),
+    FieldCheck("ollama_host", "data", held_whole("send model requests to {value}")),
+    FieldCheck("brave_search_base_url", "data", held_whole("send web searches to {value}")),
     FieldCheck(
-        "web_fetch_private_hosts",
-        "network",
-        additions("let web_fetch reach {values} at private addresses"),
+        "google_credentials_path", "data", held_whole("read Google credentials from {value}")
     ),
-    FieldCheck("web_fetch_allowed_domains", "network", allowed_domains),
-    FieldCheck("web_fetch_blocked_domains", "network", removals("unblock {values}")),
-    FieldCheck("web_policy", "network", web_policy),
-    # the sandbox
-    FieldCheck("sandbox_backend", "sandbox", any_change("switch the sandbox to {value}")),
-    FieldCheck(
-        "sandbox_network", "sandbox", turned_on("give the sandbox network access", "bridge")
-    ),
-    FieldCheck("docker_image", "sandbox", any_change("run commands in the Docker image {value}")),
-    FieldCheck(
-        "sandbox_mem_limit", "sandbox", larger("raise the sandbox memory to {value}", memory_bytes)
-    ),
-    FieldCheck("sandbox_cpus", "sandbox", larger("raise the sandbox CPUs to {value}", float)),
-    # where data goes
-    FieldCheck("llm_provider", "data", any_change("use the provider {value}")),
-    FieldCheck("model", "data", any_change("use the model {value}")),
-    FieldCheck("summarization_model", "data", any_change("summarize with the model {value}")),
-    FieldCheck("openai_base_url", "data", any_change("send model requests to {value}")),
-    FieldCheck("ollama_host", "data", any_change("send model requests to {value}")),
-    FieldCheck("brave_search_base_url", "data", any_change("send web searches to {value}")),
-    FieldCheck(
-        "google_credentials_path", "data", any_change("read Google credentials from {value}")
-    ),
-    FieldCheck("obsidian_vault_path", "data", any_change("use {value} as the Obsidian vault")),
+    FieldCheck("obsidian_vault_path", "data", held_whole("use {value} as the Obsidian vault")),
     FieldCheck("gemini_api_key", "data", secret_change("Gemini API key")),
     FieldCheck("openai_api_key", "data", secret_change("OpenAI API key")),
     FieldCheck("slack_bot_token", "data", secret_change("Slack bot token")),
     FieldCheck("brave_search_api_key", "data", secret_change("Brave Search API key")),
+    FieldCheck("sandbox_backend", "sandbox", held_whole("switch the sandbox to {value}")),
+    FieldCheck("docker_image", "sandbox", held_whole("run commands in the Docker image {value}")),
 )
+HELD_BY_NAME = {check.setting: check for check in HELD_WORDING}
 
 
-@dataclass(frozen=True)
-class Review:
-    widenings: tuple[Widening, ...]
-    narrowed: dict[str, Any]  # setting -> the value that applies while not trusted
+def _is_secret(value: Any) -> bool:
+    return type(value).__name__ == "SecretStr"
 
 
-def review_widenings(base: Settings, full: Settings) -> Review:
-    """What `full` (with the project layer) widens compared with `base` (without it)."""
-    found: list[Widening] = []
-    narrowed: dict[str, Any] = {}
-    for check in CHECKS:
-        change = check.check(getattr(base, check.setting), getattr(full, check.setting))
-        if change.widenings:
-            narrowed[check.setting] = change.narrowed
-            found += [Widening(check.setting, check.kind, s, d) for s, d in change.widenings]
-    found.sort(key=lambda w: KIND_ORDER.index(w.kind))
-    return Review(tuple(found), narrowed)
+def held_back(setting: str, base: Any, full: Any) -> list[Widening]:
+    """What a setting held back whole would do: its own words, else generic ones naming
+    the setting and the value (a secret never shown)."""
+    wording = HELD_BY_NAME.get(setting)
+    if wording is not None:
+        lines = wording.check(base, full).widenings
+        return [Widening(setting, wording.kind, s, d) for s, d in lines]
+    if _is_secret(full) or _is_secret(base):
+        return [Widening(setting, "setting", f"set `{setting}` (a secret)")]
+    shown = full.model_dump() if hasattr(full, "model_dump") else full
+    value = shown if isinstance(shown, str) else json.dumps(shown, default=str)
+    return [Widening(setting, "setting", f"set `{setting}` to `{_short(value)}`", _all([value]))]
 
 
 def summary_sentence(widenings: Sequence[Widening]) -> str:

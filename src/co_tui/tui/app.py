@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
-import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,7 +60,7 @@ from co_tui.tui.widgets.prompt import PromptHistory
 from co_tui.tui.widgets.welcome import first_launch, remember_launch
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from pydantic_ai import DeferredToolRequests
     from textual.driver import Driver
@@ -71,14 +70,12 @@ if TYPE_CHECKING:
     from co_tui.deps import CoDeps
     from co_tui.session import ChatSession
     from co_tui.sessions import LoadedSession, SessionStore
-    from co_tui.trust import LoadedSettings, ProjectTrust
+    from co_tui.trust import LoadedSettings, ProjectTrust, ProjectView
     from co_tui.tui.frontend import TuiFrontend
 
     # How co-tui loads its settings (with the project they come from); raises SettingsError.
     SettingsLoader = Callable[[], LoadedSettings]
 
-# Set to a file path: the app writes the time of its first frame there and exits (bench/p3).
-FIRST_FRAME_ENV = "CO_TUI_EXIT_AFTER_FIRST_FRAME"
 _DEFAULT = object()
 BUSY_GROUPS = ("turn", "command", "session")  # workers a queued message waits for
 VISIBLE_ITEMS = 40  # transcript items built at once when a stored session opens
@@ -121,12 +118,15 @@ class CoApp(App[None]):
         continue_latest: bool = False,
         resume: str | None = None,
         project: ProjectTrust | None = None,
+        problems: Sequence[str] = (),
     ) -> None:
         """`settings`, or how to load them once the first frame is drawn (co-tui's own
-        start: nothing else is injected then, and the project comes with the settings)."""
+        start: nothing else is injected then, and the project comes with the settings).
+        `problems`: project files that could not be read, said once the session loads."""
         super().__init__()
         install_single_layout_pass()
-        self.project = project  # settings from the working directory that would widen
+        self.project = project  # the project's files, and what waits for the user's trust
+        self._problems = list(problems)
         self.load_error: str | None = None
         self.settings_error: str | None = None  # why the settings could not be loaded
         self._continue_latest = continue_latest
@@ -171,14 +171,19 @@ class CoApp(App[None]):
         store: SessionStore | None = None,
         bundle: AgentBundle | None = None,
         deps: CoDeps | None = None,
+        view: ProjectView | None = None,
     ) -> None:
+        """`view`: the project's files as loaded with the settings (the trust decision, once
+        settled, decides how the session reads them)."""
         # The session's modules (and the turn events) are not the first frame's to load.
         from co_tui.session import ChatSession
         from co_tui.tui.frontend import TuiFrontend
 
         self.frontend = TuiFrontend(self.chat)
+        if view is None and self.project is not None:
+            view = self.project.view
         self._session = ChatSession(
-            settings, frontend=self.frontend, store=store, bundle=bundle, deps=deps
+            settings, frontend=self.frontend, store=store, bundle=bundle, deps=deps, project=view
         )
         if self._history_path is not None:  # after the settings: their secrets are known
             self.prompt_history.open(self._history_path)
@@ -230,11 +235,6 @@ class CoApp(App[None]):
 
     def _after_first_frame(self) -> None:
         self.idle_gc.first_frame()
-        target = os.environ.get(FIRST_FRAME_ENV)
-        if target:  # a file to write the wall-clock time of the first frame to
-            Path(target).write_text(f"first-frame {time.time():.6f}\n")
-            self.exit()
-            return
         if self._load_settings is not None:
             self._start_with_settings(self._load_settings)
         else:
@@ -257,8 +257,9 @@ class CoApp(App[None]):
             self.exit(return_code=EXIT_SETTINGS_ERROR)
             return
         self.project = loaded.project
+        self._problems += loaded.problems
         await _import_in_thread("co_tui.session", "co_tui.tui.frontend")
-        self._make_session(loaded.settings)
+        self._make_session(loaded.settings, view=loaded.view)
         self._apply_settings()
         self.refresh_status()
         self._load()
@@ -269,8 +270,11 @@ class CoApp(App[None]):
     @work(group="startup", exit_on_error=False)
     async def _load(self) -> None:
         session = self.session
+        for problem in self._problems:
+            self._notice(problem, "warning")
         try:
             await self._settle_trust()
+            await asyncio.to_thread(session.read_project)
             await self._load_custom_commands()
             loaded = await self._open_stored()
             await asyncio.to_thread(session.build)
@@ -320,33 +324,42 @@ class CoApp(App[None]):
             self._notice(f"{exc}; starting a new session", "warning")
             return None
 
+    async def _ask_trust(self, project: ProjectTrust) -> ProjectTrust:
+        """The trust dialog for these files; the answer is stored and becomes self.project."""
+        from co_tui.tui.screens.trust import TrustScreen
+
+        trusted = await self.push_screen_wait(TrustScreen(project))
+        project = self.project = project.decide("trusted" if trusted else "declined")
+        try:
+            project.remember()
+        except OSError as exc:
+            self._notice(f"cannot store the decision: {exc}", "warning")
+        return project
+
+    def _use_project(self, project: ProjectTrust) -> None:
+        """The prompt, skills and commands read the project through this view from now on."""
+        self.session.project = project.view
+        if self.session.deps is not None:
+            self.session.deps.project = project.view
+
     async def _settle_trust(self) -> None:
-        """Ask about a project the user has not decided on for this settings file (the
-        answer is stored); trusted, its settings apply in full, else without what they would
-        enable (nothing of theirs starts)."""
-        from co_tui.trust import NOT_TRUSTED, PROJECT_FILE, what_it_would_do
+        """Ask about a project the user has not decided on for these exact files (the
+        answer is stored); trusted, it applies in full, else without what waits for trust
+        (nothing of it starts; its instructions are read as untrusted text)."""
+        from co_tui.trust import NOT_TRUSTED, what_it_would_do
 
         project = self.project
         if project is None:
             return
         if project.decision == "undecided":
-            from co_tui.tui.screens.trust import TrustScreen
-
-            trusted = await self.push_screen_wait(TrustScreen(project))
-            project = self.project = project.decide("trusted" if trusted else "declined")
-            try:
-                project.remember()
-            except OSError as exc:
-                self._notice(f"cannot store the decision: {exc}", "warning")
+            project = await self._ask_trust(project)
             if project.trusted:
                 self.session.settings = project.trusted_settings
-                self._notice(f"trusted: {PROJECT_FILE} applies in full")
+                self._notice("trusted: this project applies in full")
+        self._use_project(project)
         if not project.trusted:
-            self._notice(
-                f"{NOT_TRUSTED}: {PROJECT_FILE} {what_it_would_do(project)}; ignored "
-                "(start co-tui with --trust-project to trust it)",
-                "warning",
-            )
+            held = what_it_would_do(project)
+            self._notice(f"{NOT_TRUSTED}: {held} (/trust to trust it)", "warning")
         self.refresh_status()
 
     async def _load_custom_commands(self) -> None:
@@ -354,12 +367,8 @@ class CoApp(App[None]):
         is said once, here."""
         from co_tui import commands, custom_commands
 
-        trusted = self.project is not None and self.project.trusted
         loaded = await asyncio.to_thread(
-            custom_commands.load,
-            self.session.workspace,
-            project_trusted=trusted,
-            builtins=commands.COMMANDS,
+            custom_commands.load, self.session.project, builtins=commands.COMMANDS
         )
         self.chat.custom_commands = loaded.commands
         for problem in loaded.problems:
@@ -617,6 +626,7 @@ class CoApp(App[None]):
             resume_session=self.open_session,
             exit_app=self.exit,
             export_session=self._export,
+            trust_project=self._trust_project,
             session_id=session.session_id,
             custom=self.chat.custom_commands,
         )
@@ -643,6 +653,7 @@ class CoApp(App[None]):
         from co_tui.export import default_name, session_markdown, write_new
         from co_tui.sessions import Note as StoredNote
         from co_tui.sessions import SessionError
+        from co_tui.visible import visible
 
         session = self.session
         if not session.history:
@@ -663,8 +674,34 @@ class CoApp(App[None]):
             notes=notes,
         )
         target = session.workspace / Path(name or default_name(session.session_id)).expanduser()
-        written = await asyncio.to_thread(write_new, target, text)
+        # Escaped as `co-tui sessions export` writes it: `cat` on the file replays nothing.
+        written = await asyncio.to_thread(write_new, target, visible(text, keep="\n\t"))
         return f"Exported this session to {written.resolve()}"
+
+    async def _trust_project(self) -> str:
+        """/trust: the project's files read again and shown in the trust dialog; the answer
+        is stored. Trusted, its instructions, commands and skills apply at once; its settings
+        (they choose the sandbox, the servers, the providers) from the next start."""
+        from co_tui.trust import load_project_settings
+
+        root = self.project.root if self.project is not None else self.session.workspace
+        loaded = await asyncio.to_thread(load_project_settings, root)
+        project = loaded.project
+        if project is None:
+            return "This project ships nothing for co-tui that needs your trust."
+        project = await self._ask_trust(project)
+        self._use_project(project)
+        await self._load_custom_commands()
+        self.refresh_status()
+        if not project.trusted:
+            return "Not trusted: what it would change waits; its instructions are untrusted text."
+        fields = type(project.trusted_settings).model_fields
+        later = (
+            " Its settings apply from the next start."
+            if any(w.setting in fields for w in project.widenings)
+            else ""
+        )
+        return f"Trusted: its instructions, commands and skills apply now.{later}"
 
     def show_output(self, content: object) -> None:
         self.chat.post_message(CommandOutput(content))

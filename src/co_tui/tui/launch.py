@@ -31,7 +31,11 @@ def launch_app(
         app = CoApp(loaded, continue_latest=continue_latest, resume=resume)
     else:
         app = CoApp(
-            loaded.settings, continue_latest=continue_latest, resume=resume, project=loaded.project
+            loaded.settings,
+            continue_latest=continue_latest,
+            resume=resume,
+            project=loaded.project,
+            problems=loaded.problems,
         )
     way_back: str | None = None
     try:
@@ -48,8 +52,10 @@ def launch_app(
         # whole heap in several full collections (1.5 s of the 2 s exit): frozen objects are
         # skipped. What runs at exit (the local model server, telemetry) still runs.
         gc.freeze()
-    if app.settings_error:
-        print(f"co-tui: {app.settings_error}", file=sys.stderr)
+    if app.settings_error:  # may quote a project's file: escaped
+        from co_tui.visible import visible
+
+        print(f"co-tui: {visible(app.settings_error, keep='')}", file=sys.stderr)
     if way_back:
         import contextlib
 

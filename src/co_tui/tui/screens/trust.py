@@ -1,10 +1,13 @@
-"""The project trust modal: what this project's settings would enable, and the user's call.
+"""The project trust modal: what this project would change, the text it would load, and the
+user's call.
 
-Shown at start in a project whose `.co-tui/settings.json` would widen what co-tui may do
-(co_tui.trust) and about which the user has not decided for this exact file. It lists every
-widening with hidden characters shown as escapes, and decides only on purpose, like the
-approval dialog (ArmedModal): keys are armed `arm_delay` seconds after it shows, printable
-keys that arrive before then go on to the prompt, and every key starts the delay again.
+Shown at start (and on /trust) in a project that ships files for co-tui (co_tui.trust)
+about which the user has not decided for these exact files. It lists what waits for trust
+(settings, commands, skills), then the text of every instruction, knowledge, command and
+skill file exactly as it would load (the bytes read for this decision), all scrollable, with
+hidden characters shown as escapes. It decides only on purpose, like the approval dialog
+(ArmedModal): keys are armed `arm_delay` seconds after it shows, printable keys that arrive
+before then go on to the prompt, and every key starts the delay again.
 
 t trusts; n, Enter and Esc do not (the default). Esc works at once: not trusting is safe.
 Dismisses with True (trust) or False.
@@ -18,7 +21,8 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from co_tui.trust import PROJECT_FILE, ProjectTrust
+from co_tui.trust import ProjectTrust
+from co_tui.trust.project_files import COMMANDS, INSTRUCTIONS, KNOWLEDGE, SKILLS
 from co_tui.trust.widening import Widening
 from co_tui.tui.screens.armed import ARM_DELAY_S, ArmedModal, hidden_warning, key_label
 from co_tui.tui.visible_text import hidden_escapes, visible_text
@@ -32,6 +36,25 @@ def widening_line(widening: Widening) -> Text:
     if widening.detail:
         text.append(": ")
         text.append_text(visible_text(widening.detail, keep="", style="bold"))
+    return text
+
+
+def shown_files(project: ProjectTrust) -> list[str]:
+    """The project's text files the dialog shows, in the order they would load."""
+    files = project.files.files
+    knowledge = sorted(r for r in files if r.startswith(f"{KNOWLEDGE}/"))
+    commands = sorted(r for r in files if r.startswith(f"{COMMANDS}/"))
+    skills = sorted((r for r in files if r.startswith(f"{SKILLS}/")), key=lambda r: r.split("/"))
+    return [*knowledge, *(r for r in INSTRUCTIONS if r in files), *commands, *skills]
+
+
+def file_text(project: ProjectTrust, relative: str) -> Text:
+    """A file's name, then its text as it would load, hidden characters as escapes."""
+    text = Text(f"── {relative} ", style="bold")
+    if relative in project.files.truncated:
+        text.append("(its first part: the rest is never read)", style="dim")
+    text.append("\n")
+    text.append_text(visible_text(project.files.text(relative) or "", keep="\n\t"))
     return text
 
 
@@ -50,24 +73,41 @@ class TrustScreen(ArmedModal[bool]):
     def compose(self) -> ComposeResult:
         project = self.project
         lines = [widening_line(w) for w in project.widenings]
+        files = shown_files(project)
         with Vertical(id="trust-dialog"):
             with Vertical(id="trust-head"):
                 yield Static(Text("Trust this project?", style="bold"), id="trust-title")
                 yield Static(visible_text(str(project.root), keep="", style="dim"))
-                intro = f"Its {PROJECT_FILE} would, beyond your own settings:"
-                yield Static(intro, id="trust-intro")
+                yield Static(self._intro(files), id="trust-intro")
                 escapes = [e for w in project.widenings for e in hidden_escapes(w.line(), "")]
+                for relative in files:
+                    escapes += hidden_escapes(project.files.text(relative) or "", "\n\t")
                 if escapes:
-                    warning = hidden_warning("these settings contain", escapes)
+                    warning = hidden_warning("these files contain", escapes)
                     yield Static(warning, id="trust-warning")
             with Vertical(id="trust-foot"):
-                note = "Not trusted: just these are ignored; a changed file asks again."
+                texts = (
+                    "; its instructions are read as untrusted text"
+                    if project.untrusted_texts
+                    else ""
+                )
+                note = f"Not trusted: what it would change waits{texts}. A changed file asks again."
                 yield Static(note, id="trust-note")
                 yield self.keys
             with VerticalScroll(id="trust-list"):
                 for index, line in enumerate(lines):
                     yield Static(line, classes="trust-item", id=f"trust-item-{index}")
+                for index, relative in enumerate(files):
+                    text = file_text(project, relative)
+                    yield Static(text, classes="trust-file", id=f"trust-file-{index}")
         yield KeysFooter()
+
+    def _intro(self, files: list[str]) -> str:
+        if self.project.widenings and files:
+            return "Beyond your own settings it would, and it ships this text for the model:"
+        if self.project.widenings:
+            return "Beyond your own settings it would:"
+        return "It ships this text for the model:"
 
     def _key_row(self) -> Text:
         keys = Text()

@@ -1,9 +1,11 @@
 """For the approval dialog: what the egress guard saw before an outbound call.
 
-The private or untrusted content in the conversation (one line per source), and the parts
-of the outgoing arguments found in that content, marked in an excerpt of each argument
-(percent-decoded when that is where they were found). Hidden characters show as escapes.
-Renders nothing (and takes no room) for a request without sources. Styles: styles/egress.tcss.
+The untrusted content it may follow and the private sources it carries text from (one line
+per source); what of the arguments is private text, marked in an excerpt of each argument
+(percent-decoded when that is where it was found), and one line per carried part naming its
+source and how it is encoded (base64, hex: found decoded, so not marked in the excerpt).
+Hidden characters show as escapes. Renders nothing (and takes no room) for a request
+without sources. Styles: styles/egress.tcss.
 """
 
 from __future__ import annotations
@@ -144,7 +146,13 @@ class EgressSources(Vertical):
             )
             for block in blocks:
                 yield Static(block, classes="egress-outgoing")
-        else:
+        if r.carried:
+            yield Static(
+                Text("It carries private text you did not type:", style="bold"),
+                classes="egress-heading",
+            )
+            yield Static(sources_text(r.carried), classes="egress-carried")
+        if not blocks and not r.carried:
             yield Static(
                 Text("None of that content was found in what it sends.", style="dim"),
                 classes="egress-none",

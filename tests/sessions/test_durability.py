@@ -181,7 +181,7 @@ def test_two_continue_loops_on_one_session_lose_no_turn(tmp_path: Path, isolated
 
 def test_the_writer_that_saves_second_forks_and_says_so(tmp_path: Path, isolated_env: Path) -> None:
     """A writer whose copy went stale mid-turn: the other process saved first."""
-    slow = text("slow " * 50, chunks=50, delay_s=0.04)
+    slow = text("slow " * 50, chunks=50, delay_s=0.1)  # 5 s: the quick one starts well within
     with serve([text("Started."), slow, text("Quick.")]) as srv:
         env = cli_env(srv.url)
         assert run_cli(["-p", "start"], tmp_path, env).returncode == 0

@@ -183,6 +183,7 @@ def test_queued_messages(snap_compare: Any, tmp_path: Path) -> None:
             await pilot.press("enter")
         pilot.app.chat.prompt.text = "and draft a reply"
         pilot.app.chat.prompt.move_cursor(pilot.app.chat.prompt.document.end)
+        pilot.app.chat.prompt.cursor_blink = False  # drawn, whatever the blink's phase
         await wait_until(
             pilot, lambda: pilot.app.chat.queued.display, "the queued messages to show"
         )

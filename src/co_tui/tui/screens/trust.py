@@ -54,7 +54,8 @@ def file_text(project: ProjectTrust, relative: str) -> Text:
     if relative in project.files.truncated:
         text.append("(its first part: the rest is never read)", style="dim")
     text.append("\n")
-    text.append_text(visible_text(project.files.text(relative) or "", keep="\n\t"))
+    shown = (project.files.text(relative) or "").rstrip("\n")  # no blank rows below it
+    text.append_text(visible_text(shown, keep="\n\t"))
     return text
 
 

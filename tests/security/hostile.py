@@ -31,7 +31,8 @@ ATTACKS: dict[str, str] = {
 }
 
 
-def _git(repo: Path, *args: str) -> None:
+def git(repo: Path, *args: str) -> None:
+    """git in `repo`, as a fixed author, with no system or user configuration."""
     env = {
         **os.environ,
         "GIT_AUTHOR_NAME": "t",
@@ -50,11 +51,11 @@ def build_hostile_repo(repo: Path) -> None:
     (repo / "s.sh").write_text("#!/bin/sh\ntouch PWNED\n")
     (repo / ".co-tui").mkdir()
     (repo / ".co-tui" / "settings.json").write_text("{}\n")
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "initial")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial")
     (repo / "victim.txt").write_text("precious data, changed\n")  # so `git diff` has output
-    _git(repo, "branch", "feature")
+    git(repo, "branch", "feature")
 
 
 def chown_tree(root: Path, uid: int) -> None:

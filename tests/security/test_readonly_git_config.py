@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -22,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.sandbox.conftest import make_sandbox
-from tests.security.hostile import OWNER_UID, build_hostile_repo, chown_tree
+from tests.security.hostile import OWNER_UID, build_hostile_repo, chown_tree, git
 
 BACKENDS = [
     pytest.param("docker", marks=pytest.mark.docker),
@@ -39,19 +38,6 @@ TEXTCONV = '[diff "hostile"]\n\ttextconv = /workspace/hook.sh\n'
 CLEAN_FILTER = '[filter "hostile"]\n\tclean = /workspace/hook.sh\n'
 INCLUDE = "[include]\n\tpath = ../hostile.cfg\n"  # relative to .git: the workspace's root
 WORKTREE_CONFIG = "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeConfig = true\n"
-
-
-def git(repo: Path, *args: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.invalid",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.invalid",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "HOME": str(repo),
-    }
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
 
 
 def add_hostile_files(repo: Path) -> None:

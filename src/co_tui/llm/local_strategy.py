@@ -92,8 +92,11 @@ class _Turn:
 def _text(part: UserPromptPart) -> str:
     if isinstance(part.content, str):
         return part.content
-    texts = (item if isinstance(item, str) else item.content for item in part.content
-             if isinstance(item, str | TextContent))  # fmt: skip
+    texts = [
+        item if isinstance(item, str) else item.content
+        for item in part.content
+        if isinstance(item, str | TextContent)
+    ]
     return "\n\n".join(texts)
 
 

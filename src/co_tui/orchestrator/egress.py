@@ -152,8 +152,8 @@ def _reason(destination: str, untrusted: Sequence[Source], carried: Sequence[Car
     if carried:
         labels = list(dict.fromkeys(c.label for c in carried))
         what = "1 part" if len(carried) == 1 else f"{len(carried)} parts"
-        why.append(f"it carries private text you did not type ({what}, from {labels[0]}"
-                   + (f" and {len(labels) - 1} more" if len(labels) > 1 else "") + ")")  # fmt: skip
+        more = f" and {len(labels) - 1} more" if len(labels) > 1 else ""
+        why.append(f"it carries private text you did not type ({what}, from {labels[0]}{more})")
     return (
         f"egress guard: this sends data to {destination} while {' and '.join(why)}; "
         "check that nothing leaves that should not (approve-all does not cover this)"

@@ -44,6 +44,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from co_tui.paths import project_settings_path, user_settings_path
 from co_tui.permissions.rules import RuleError, parse_rule
+from co_tui.safe_read import read_open_file
 
 ENV_PREFIX = "CO_TUI_"
 MAX_SETTINGS_BYTES = 256_000
@@ -399,7 +400,7 @@ def read_user_settings_file(path: Path) -> bytes | None:
                 f"settings error: {path} is not a regular file (a FIFO, device or socket); "
                 "settings are one JSON file"
             )
-        data = os.read(fd, MAX_SETTINGS_BYTES + 1)
+        data = read_open_file(fd, MAX_SETTINGS_BYTES)
     except OSError as exc:
         raise _unreadable(path, exc) from None
     finally:

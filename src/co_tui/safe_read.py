@@ -153,6 +153,20 @@ def _open_file(root: Path, parts: list[str]) -> int:
     return fd
 
 
+def read_open_file(fd: int, limit: int) -> bytes:
+    """Up to `limit` + 1 bytes of an open file (one byte more than allowed tells that it is
+    too large, whatever its size said). Raises OSError."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = os.read(fd, min(_CHUNK, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 def read_bytes_within(
     root: Path, relative: str | PurePath, *, limit: int, truncate: bool = False
 ) -> bytes:
@@ -164,19 +178,11 @@ def read_bytes_within(
     try:
         if not truncate and os.fstat(fd).st_size > limit:
             raise ReadRefused(root, rel, f"is too large (over {limit:,} bytes)")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(_CHUNK, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = read_open_file(fd, limit)
     except OSError as exc:
         raise ReadRefused(root, rel, f"cannot be read ({_strerror(exc)})") from None
     finally:
         os.close(fd)
-    data = b"".join(chunks)
     if len(data) > limit:
         if not truncate:  # it grew after the size check
             raise ReadRefused(root, rel, f"is too large (over {limit:,} bytes)")

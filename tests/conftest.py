@@ -8,6 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+from tests.sizes import CI_EXAMPLES, DEV_EXAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,6 +30,10 @@ _SCRUBBED_ENV = (
     "BRAVE_SEARCH_API_KEY",
     "OTEL_EXPORTER_OTLP_ENDPOINT",
 )
+
+settings.register_profile("ci", max_examples=CI_EXAMPLES)
+settings.register_profile("dev", max_examples=DEV_EXAMPLES)
+settings.load_profile("ci" if os.environ.get("CO_TUI_CI") else "dev")
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ.pop("TEXTUAL_THEME", None)

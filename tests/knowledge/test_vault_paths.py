@@ -13,6 +13,7 @@ from co_tui.deps import CoDeps
 from co_tui.knowledge.vault_paths import UnsafePathError, clean_name
 from co_tui.tools.obsidian import list_notes, read_note, search_notes
 from tests.knowledge.conftest import SECRET, ctx_for, write
+from tests.sizes import examples
 
 PIECES = st.sampled_from([
     "..", ".", "/", "//", "secret.txt", "secret", "vault", "projects", "alpha.md", "~",
@@ -34,7 +35,9 @@ def _read_or_refuse(deps: CoDeps, name: str) -> str | None:
 
 
 @settings(
-    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(400),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(name=NAMES)
 def test_no_generated_name_reads_outside_the_vault(deps: CoDeps, vault: Path, name: str) -> None:

@@ -20,6 +20,7 @@ from pydantic_ai.messages import ModelResponseStreamEvent, PartDeltaEvent
 from co_tui.llm.openai_sse import TEXT_FIELDS, CoalescingSSEDecoder
 from tests.llm.conftest import streamed_through_openai
 from tests.llm.test_openai_chunks import FINAL, TOOL_CALL, chunk
+from tests.sizes import examples
 
 ROLE = chunk({"role": "assistant", "content": ""})
 
@@ -137,7 +138,7 @@ def sse_streams(draw: st.DrawFn) -> bytes:
     return "".join(parts).encode()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(stream=sse_streams(), cuts=st.lists(st.integers(min_value=0), max_size=12))
 async def test_any_split_into_reads_gives_the_sdks_events_with_text_joined(
     stream: bytes, cuts: list[int]

@@ -18,6 +18,7 @@ from co_tui.orchestrator.frontend import ApprovalDecision
 from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
+from tests.sizes import examples
 
 tokens = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
@@ -29,7 +30,7 @@ batches = st.lists(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batches=batches)
 def test_denied_calls_never_run_and_approved_calls_run_as_shown(batches) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -73,7 +74,7 @@ operators = st.sampled_from([*SHELL_OPERATORS, "&&", "||", ">>", "<<", "$(x)"])
 prefixes = st.sampled_from(DEFAULT_SAFE_COMMANDS)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     prefix=prefixes,
     before=st.text(max_size=20),

@@ -25,6 +25,7 @@ from co_tui.orchestrator.turn import run_turn
 from co_tui.sandbox import SandboxError, select_sandbox
 from tests.helpers import Call, ScriptedModel, engine_unavailable, make_bundle
 from tests.security.hostile import hostile_workspace, tree_digest
+from tests.sizes import examples
 
 pytestmark = pytest.mark.bwrap
 
@@ -79,7 +80,9 @@ def run_one(repo: Path, cmd: str) -> RecordingFrontend:
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     program=st.sampled_from(DEFAULT_SAFE_COMMANDS),

@@ -60,6 +60,7 @@ from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_retu
 from tests.integrations.conftest import RecordingSleep, authorized_user_info, wire
 from tests.servers.google_fake import FakeGoogle
 from tests.servers.slack_fake import BOT_TOKEN, FakeSlack
+from tests.sizes import examples
 from tests.subagents.scripts import first_prompt
 from tests.web.server import BRAVE_KEY, WebServer
 
@@ -314,7 +315,7 @@ results = st.lists(st.tuples(st.sampled_from(UNTRUSTED_TOOLS), texts), min_size=
 
 
 @settings(
-    max_examples=40,
+    max_examples=examples(40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

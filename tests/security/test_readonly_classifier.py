@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from co_tui.config import DEFAULT_SAFE_COMMANDS
 from co_tui.orchestrator.readonly import ReadOnlyVerdict, classify_read_only
+from tests.sizes import examples
 
 
 def verdict(cmd: str):
@@ -422,13 +423,13 @@ def check(cmd: str, has_bad: bool) -> None:
         assert result.safe, (cmd, result.reason)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(case=commands(DEFAULT_SAFE_COMMANDS, operators=True))
 def test_a_writing_option_or_an_operator_is_never_safe(case: tuple[str, bool]) -> None:
     check(*case)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(case=commands(list(WRITING), operators=False))
 def test_a_writing_option_in_any_spelling_is_never_safe(case: tuple[str, bool]) -> None:
     check(*case)

@@ -25,6 +25,7 @@ from co_tui.config import MCPServerConfig, Permissions, Settings, WebPolicy
 from co_tui.paths import user_settings_path
 from co_tui.sandbox.docker import docker_memory_bytes
 from co_tui.trust import load_project_settings
+from tests.sizes import examples
 
 RANK = {"deny": 0, "ask": 1, "allow": 2}
 
@@ -191,7 +192,7 @@ def _effective(user: dict[str, Any], project: dict[str, Any]) -> tuple[Settings,
 
 
 @settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -18,6 +18,7 @@ from pydantic_ai.messages import (
 
 from co_tui.redaction import Redactor
 from co_tui.sessions import SessionStore
+from tests.sizes import examples
 
 CONFIGURED = "my-slack-token-value-1234"
 SHAPED = "sk-proj-abcdefghijklmnopqrstuvwx"
@@ -100,7 +101,7 @@ def nest(value: object, nesting: int) -> str:
     return text
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(json_values(st.none() | st.booleans() | strings), st.integers(min_value=0, max_value=2))
 def test_redacting_json_text_keeps_it_json(value: object, nesting: int) -> None:
     """The text pass alone: no stretch it replaces cuts a string or an escape. (Not numbers:
@@ -111,7 +112,7 @@ def test_redacting_json_text_keeps_it_json(value: object, nesting: int) -> None:
     assert CONFIGURED not in redacted
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     json_values(st.none() | st.booleans() | st.integers() | strings),
     st.integers(min_value=0, max_value=2),

@@ -11,6 +11,7 @@ from rich.segment import Segment
 from rich.syntax import Syntax
 
 from co_tui.tui.code_block import code_block, lexer_for
+from tests.sizes import examples
 
 LANGUAGES = ["python", "bash", "json", "rust", "javascript", "text", "nosuchlanguage"]
 # Code as models write it, and what trips a terminal up: tabs, wide and combining characters,
@@ -57,7 +58,7 @@ def richs_own(code: str, language: str, width: int) -> list[list[tuple[str, str]
     return cells(syntax, width)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     code=st.lists(CODE_CHARACTERS, max_size=60).map("".join),
     language=st.sampled_from(LANGUAGES),

@@ -60,7 +60,7 @@ async def _turn_overhead(tmp: Path) -> tuple[float, float, float, int]:
     from co_tui.agent import build_agent
     from co_tui.config import Settings
     from co_tui.deps import create_deps
-    from co_tui.orchestrator.recording import RecordingFrontend
+    from co_tui.protocol.recording import RecordingFrontend
     from co_tui.sandbox import SandboxChoice, SubprocessSandbox
     from co_tui.session import ChatSession
     from co_tui.telemetry import setup_telemetry, shutdown_telemetry

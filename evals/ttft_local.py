@@ -29,7 +29,7 @@ from pathlib import Path
 
 from co_tui.config import Settings
 from co_tui.llm import local_server
-from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session import ChatSession
 
 

@@ -22,7 +22,7 @@ from co_tui.attachments import (
 )
 from co_tui.config import Settings
 from co_tui.deps import create_deps
-from co_tui.orchestrator.recording import RecordingFrontend
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.session import ChatSession
 from tests.helpers import user_prompts

@@ -43,7 +43,7 @@ def test_the_first_frame_comes_before_the_settings_machinery(
     assert "co_tui.config" not in loaded
     # Nor the session and its turn events: the screen has no session to show yet.
     assert "co_tui.session" not in loaded
-    assert "co_tui.orchestrator.events" not in loaded
+    assert "co_tui.protocol.events" not in loaded
 
 
 def test_keys_typed_at_the_first_frame_reach_the_prompt_in_order(

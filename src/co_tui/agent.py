@@ -21,10 +21,10 @@ from co_tui.llm import ResolvedModel, resolve_model
 from co_tui.orchestrator.egress_session import session_table
 from co_tui.orchestrator.fence import FenceUntrusted
 from co_tui.prompts import agent_instructions
+from co_tui.protocol.tool_spec import ToolSpec
 from co_tui.skills.tool import load_skill, register_skills
 from co_tui.tools.catalog import FUNCTION_TOOLS
 from co_tui.tools.delegate import delegate
-from co_tui.tools.spec import ToolSpec
 from co_tui.tools.specs import BUILTIN_SPECS
 from co_tui.tools.web import web_tool_specs, web_toolset
 

@@ -260,7 +260,7 @@ async def _headless_turn(
 ) -> int:
     from co_tui.llm import ProviderError
     from co_tui.llm.local import LocalServerError, headless_progress
-    from co_tui.orchestrator import events as ev
+    from co_tui.protocol import events as ev
     from co_tui.sandbox import SandboxUnavailable
     from co_tui.sessions import SessionError
 

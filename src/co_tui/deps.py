@@ -28,8 +28,8 @@ from co_tui.web.config import WebConfig
 if TYPE_CHECKING:
     from co_tui.knowledge.notes_index import NotesIndex
     from co_tui.mcp import MCPConnection
-    from co_tui.orchestrator.frontend import FrontendProtocol
     from co_tui.prompts.assembly import PromptPiece
+    from co_tui.protocol.frontend import FrontendProtocol
     from co_tui.trust.project_files import ProjectView
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_tui.orchestrator import events as ev
+from co_tui.protocol import events as ev
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage

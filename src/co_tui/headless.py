@@ -3,7 +3,7 @@
 text: stdout holds the final answer only, written once the turn has it (a request that fails
 and is retried may have streamed words that are not part of it); tool calls, denials, status
 and errors go to stderr.
-stream-json: every event of the turn as one JSON object a line (orchestrator/events.py),
+stream-json: every event of the turn as one JSON object a line (protocol/events.py),
 `attempt_discarded` included.
 json: one object at the end with the text, usage, tool calls and denials.
 Nothing from the model or a tool reaches the terminal as a control sequence: text has its
@@ -22,8 +22,8 @@ import sys
 from dataclasses import asdict
 from typing import Any, Literal, TextIO
 
-from co_tui.orchestrator import events as ev
-from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalReply, ApprovalRequest
+from co_tui.protocol import events as ev
+from co_tui.protocol.frontend import ApprovalDecision, ApprovalReply, ApprovalRequest
 from co_tui.visible import visible
 
 WAITING_EVERY_S = 10

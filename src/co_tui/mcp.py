@@ -40,7 +40,7 @@ from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, WrapperToolse
 
 from co_tui.config import MCPServerConfig, Settings
 from co_tui.paths import user_data_dir
-from co_tui.tools.spec import ToolSpec, mcp_tool_spec
+from co_tui.protocol.tool_spec import ToolSpec, mcp_tool_spec
 
 if TYPE_CHECKING:
     from pydantic_ai import RunContext

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.compaction import ContextWindow
-from co_tui.orchestrator import events as ev
-from co_tui.orchestrator.frontend import FrontendProtocol, NullFrontend
 from co_tui.pricing import UsageTotals, context_window
+from co_tui.protocol import events as ev
+from co_tui.protocol.frontend import FrontendProtocol, NullFrontend
 
 if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after the first frame
     from pydantic_ai import DeferredToolRequests

@@ -36,11 +36,12 @@ from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from co_tui.deps import CoDeps, new_session_id
-from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.egress import EgressReview, Source, context_sources
 from co_tui.orchestrator.egress_session import SubagentDeps, review_call, session_table
 from co_tui.orchestrator.fence import FENCE_RULE, FenceUntrusted
-from co_tui.orchestrator.frontend import (
+from co_tui.orchestrator.stream import EventStream
+from co_tui.protocol import events as ev
+from co_tui.protocol.frontend import (
     DENIED_MESSAGE,
     ApprovalDecision,
     ApprovalKind,
@@ -50,7 +51,6 @@ from co_tui.orchestrator.frontend import (
     args_hash,
     as_answer,
 )
-from co_tui.orchestrator.stream import EventStream
 from co_tui.telemetry.tracing import approval_clock, trace_approval
 from co_tui.tools.catalog import READ_ONLY_TOOLS
 from co_tui.tools.web import web_fetch, web_search

@@ -14,9 +14,9 @@ from co_tui.agent import build_agent
 from co_tui.deps import create_deps
 from co_tui.llm import local_server, resolve_model
 from co_tui.llm.local import LocalModel
-from co_tui.orchestrator.frontend import ApprovalDecision
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
+from co_tui.protocol.frontend import ApprovalDecision
+from co_tui.protocol.recording import RecordingFrontend
 from tests.llm.conftest import local_settings
 
 pytestmark = [pytest.mark.llm, pytest.mark.usefixtures("allow_model_requests")]

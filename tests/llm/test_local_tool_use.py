@@ -16,9 +16,9 @@ from co_tui.llm import local_server, resolve_model
 from co_tui.llm.local import LocalModel
 from co_tui.llm.local_route import builtin_examples
 from co_tui.llm.local_strategy import DECLINED
-from co_tui.orchestrator.frontend import ApprovalDecision
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import TurnResult, run_turn
+from co_tui.protocol.frontend import ApprovalDecision
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from tests.llm.conftest import local_settings
 

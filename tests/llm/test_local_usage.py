@@ -10,8 +10,8 @@ import pytest
 from co_tui.agent import build_agent
 from co_tui.deps import create_deps
 from co_tui.llm import local_server
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
+from co_tui.protocol.recording import RecordingFrontend
 from tests.llm.conftest import local_settings
 
 pytestmark = [pytest.mark.llm, pytest.mark.usefixtures("allow_model_requests")]

@@ -24,9 +24,9 @@ from co_tui.mcp import (
     mcp_status_rows,
     mcp_status_summary,
 )
-from co_tui.orchestrator.frontend import ApprovalDecision
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
+from co_tui.protocol.frontend import ApprovalDecision
+from co_tui.protocol.recording import RecordingFrontend
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 
 SERVER_APP = Path(__file__).with_name("server_app.py")

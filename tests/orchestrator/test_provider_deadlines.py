@@ -22,10 +22,10 @@ from co_tui.config import Settings
 from co_tui.deps import create_deps
 from co_tui.headless import HeadlessFrontend
 from co_tui.llm.providers import provider_timeout
-from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.provider_errors import backoff_delay
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import TurnResult
+from co_tui.protocol import events as ev
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.session import ChatSession
 from tests.servers.fake_openai import serve, stall_before_headers, stall_mid_stream, text

@@ -10,8 +10,8 @@ import pytest
 
 from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.deps import create_deps
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxChoice
 from co_tui.tools.shell import AUTO_APPROVED_TIMEOUT_S, command_timeout
 from tests.helpers import Call, ScriptedModel, make_bundle, tool_returns

@@ -11,9 +11,9 @@ import pytest
 
 from co_tui.config import Settings
 from co_tui.deps import create_deps
-from co_tui.orchestrator.frontend import ApprovalDecision
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
+from co_tui.protocol.frontend import ApprovalDecision
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxChoice
 from tests.helpers import Call, ScriptedModel, make_bundle, tool_returns
 from tests.sandbox.conftest import make_sandbox

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.deps import create_deps
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxError, select_sandbox
 from tests.helpers import Call, ScriptedModel, engine_unavailable, make_bundle
 from tests.security.hostile import hostile_workspace, tree_digest

@@ -23,9 +23,9 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from co_tui.agent import build_agent
 from co_tui.memory.config import memories_dir
 from co_tui.memory.store import MemoryStore
-from co_tui.orchestrator.frontend import ApprovalDecision
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.paths import user_config_dir
+from co_tui.protocol.frontend import ApprovalDecision
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session import ChatSession
 from co_tui.trust import load_project_settings
 from tests.web.server import BRAVE_KEY, WebServer

@@ -32,8 +32,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 from co_tui.agent import build_agent
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.paths import user_config_dir
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session import ChatSession
 from co_tui.trust import load_project_settings
 from tests.sizes import examples

@@ -46,10 +46,10 @@ from co_tui.orchestrator.egress import (
     egress_review,
 )
 from co_tui.orchestrator.fence import fence, fence_messages
-from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalRequest
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
-from co_tui.tools.spec import mcp_tool_spec
+from co_tui.protocol.frontend import ApprovalDecision, ApprovalRequest
+from co_tui.protocol.recording import RecordingFrontend
+from co_tui.protocol.tool_spec import mcp_tool_spec
 from co_tui.tui.widgets.egress_sources import (
     HIGHLIGHT_STYLE,
     EgressSources,

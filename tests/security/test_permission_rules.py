@@ -18,8 +18,6 @@ import pytest
 
 from co_tui.config import Permissions, Settings, SettingsError
 from co_tui.headless import HeadlessFrontend
-from co_tui.orchestrator.frontend import ApprovalAnswer, ApprovalDecision, ApprovalRecord
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import DENIED_MESSAGE, run_turn
 from co_tui.paths import user_config_dir
 from co_tui.permissions.matching import ToolCall, covers
@@ -27,6 +25,8 @@ from co_tui.permissions.rules import RuleError, parse_rule
 from co_tui.permissions.ruleset import PermissionRules
 from co_tui.permissions.store import ProjectRuleStore
 from co_tui.permissions.suggest import suggest_rule
+from co_tui.protocol.frontend import ApprovalAnswer, ApprovalDecision, ApprovalRecord
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.trust import load_settings
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 

@@ -18,7 +18,7 @@ import pytest
 
 from co_tui.headless import HeadlessFrontend
 from co_tui.llm.local import StartProgress, headless_progress
-from co_tui.orchestrator import events as ev
+from co_tui.protocol import events as ev
 from tests.helpers import wait_for
 from tests.servers.fake_openai import serve, text
 from tests.test_peers_pty import on_a_pty

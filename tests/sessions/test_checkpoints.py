@@ -18,9 +18,9 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalRequest
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
+from co_tui.protocol.frontend import ApprovalDecision, ApprovalRequest
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sessions import SessionRecorder, SessionStore
 from tests.helpers import (
     Call,

@@ -13,8 +13,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from co_tui.agent import build_agent
 from co_tui.config import Settings
 from co_tui.deps import create_deps
-from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.replay import replay
+from co_tui.protocol import events as ev
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.sessions import SessionStore
 from co_tui.tui.app import CoApp

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from co_tui.config import Settings
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
 from co_tui.paths import user_config_dir
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.skills import (
     SHIPPED_DIR,
     discover_skills,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from co_tui.config import Settings
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.subagents import SUBAGENT_NAME
 from co_tui.telemetry import Telemetry, setup_telemetry, shutdown_telemetry
 from tests.helpers import make_bundle, make_deps

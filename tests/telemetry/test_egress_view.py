@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from co_tui.config import Settings
-from co_tui.orchestrator.frontend import ApprovalDecision
-from co_tui.orchestrator.recording import RecordingFrontend
 from co_tui.orchestrator.turn import run_turn
+from co_tui.protocol.frontend import ApprovalDecision
+from co_tui.protocol.recording import RecordingFrontend
 from co_tui.telemetry import Telemetry
 from co_tui.telemetry.html import render_trace_html
 from co_tui.telemetry.queries import egress_calls, trace_spans

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.config import Settings
-from co_tui.orchestrator import events as ev
+from co_tui.protocol import events as ev
 from tests.tui.helpers import (
     approval_dialog,
     make_app,

@@ -9,7 +9,7 @@ from typing import Any
 
 from textual.widget import Widget
 
-from co_tui.orchestrator import events as ev
+from co_tui.protocol import events as ev
 from co_tui.tui.widgets.transcript import item_text, restored_items
 from co_tui.tui.widgets.user_message import UserMessage
 from tests.tui.helpers import SIZE, make_app, rendered, settle, text_stream, wait_until

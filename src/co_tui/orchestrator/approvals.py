@@ -20,7 +20,7 @@ from pydantic_ai.messages import ToolCallPart
 from co_tui.orchestrator.readonly import ReadOnlyVerdict, classify_read_only
 from co_tui.permissions.matching import ToolCall
 from co_tui.permissions.ruleset import PermissionRule, PermissionRules
-from co_tui.tools.spec import DEFAULT_APPROVAL_REASON
+from co_tui.protocol.tool_spec import DEFAULT_APPROVAL_REASON
 from co_tui.tools.specs import BUILTIN_SPECS
 
 

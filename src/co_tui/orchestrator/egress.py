@@ -10,7 +10,7 @@ history holds, nothing else. Where each piece of context came from is origins.py
   The review says why, from where, and what is carried. None: `web_policy` and the rules
   decide as for any call. Approve-all never covers a review: the turn asks anyway.
 
-`ToolTable` is the session's tools by name, each a `ToolSpec` (tools/spec.py): its `Origin`,
+`ToolTable` is the session's tools by name, each a `ToolSpec` (protocol/tool_spec.py): its `Origin`,
 how to label its results, and where it sends data. This module names no tool:
 `BUILTIN_TABLE` holds the built-in tools' specs (tools/specs.py), and `ToolTable.with_specs`
 adds a connected MCP server's tools (`mcp_tool_spec`: untrusted, outbound unless the server
@@ -30,10 +30,10 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from co_tui.orchestrator.carried import Carried, find_carried
-from co_tui.orchestrator.frontend import ApprovalRequest
 from co_tui.orchestrator.origins import Source, iter_sources, origin_and_label
 from co_tui.prompts.assembly import PromptPiece
-from co_tui.tools.spec import UNKNOWN_TOOL, Origin, OriginKind, ToolSpec
+from co_tui.protocol.frontend import ApprovalRequest
+from co_tui.protocol.tool_spec import UNKNOWN_TOOL, Origin, OriginKind, ToolSpec
 from co_tui.tools.specs import BUILTIN_SPECS
 
 __all__ = [

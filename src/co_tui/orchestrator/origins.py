@@ -38,7 +38,7 @@ from co_tui.attachments import Attached, attached_blocks, attachment_of, typed_t
 from co_tui.history import SUMMARY_PREFIX
 from co_tui.orchestrator.approvals import tool_args
 from co_tui.prompts.assembly import PromptPiece
-from co_tui.tools.spec import NEUTRAL, Origin, OriginKind, one_line, result_field
+from co_tui.protocol.tool_spec import NEUTRAL, Origin, OriginKind, one_line, result_field
 
 SUMMARY = Origin(OriginKind.SUMMARY, private=True, untrusted=True)
 ATTACHED = Origin(OriginKind.ATTACHMENT, private=True, untrusted=False)

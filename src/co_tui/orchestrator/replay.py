@@ -27,9 +27,9 @@ from pydantic_ai.messages import (
 
 from co_tui.attachments import typed_text
 from co_tui.history import content_text, is_summary
-from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.approvals import key_argument, tool_args
 from co_tui.orchestrator.stream import OUTCOME_STATUS, result_text
+from co_tui.protocol import events as ev
 
 if TYPE_CHECKING:
     from co_tui.compaction import Compaction

@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator
 
 from pydantic_ai import FunctionToolCallEvent, FunctionToolResultEvent
 
-from co_tui.orchestrator import events as ev
-from co_tui.orchestrator.frontend import FrontendProtocol
+from co_tui.protocol import events as ev
+from co_tui.protocol.frontend import FrontendProtocol
 
 SHOW_AFTER_S = 3.0
 TICK_S = 1.0

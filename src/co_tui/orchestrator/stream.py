@@ -24,9 +24,9 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.approvals import key_argument, tool_args
-from co_tui.orchestrator.frontend import FrontendProtocol
+from co_tui.protocol import events as ev
+from co_tui.protocol.frontend import FrontendProtocol
 
 # A ToolReturnPart's outcome, as the status a frontend shows.
 OUTCOME_STATUS: dict[str, ev.ToolStatus] = {

@@ -44,12 +44,20 @@ from pydantic_ai.usage import RunUsage
 
 from co_tui.attachments import typed_prompt
 from co_tui.deps import CoDeps
-from co_tui.orchestrator import events as ev
 from co_tui.orchestrator.approvals import Policy, decide_policy, tool_args
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
 from co_tui.orchestrator.egress import EgressReview, OriginKind, context_sources, egress_review
 from co_tui.orchestrator.egress_session import session_table
-from co_tui.orchestrator.frontend import (
+from co_tui.orchestrator.origins import typed_texts
+from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
+from co_tui.orchestrator.silence import ProviderSilence
+from co_tui.orchestrator.stream import EventStream
+from co_tui.permissions.matching import ToolCall
+from co_tui.permissions.rules import RuleError
+from co_tui.permissions.store import StoreError
+from co_tui.permissions.suggest import check_rule_for, suggest_rule
+from co_tui.protocol import events as ev
+from co_tui.protocol.frontend import (
     DENIED_MESSAGE,
     ApprovalAnswer,
     ApprovalDecision,
@@ -60,14 +68,6 @@ from co_tui.orchestrator.frontend import (
     args_hash,
     as_answer,
 )
-from co_tui.orchestrator.origins import typed_texts
-from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
-from co_tui.orchestrator.silence import ProviderSilence
-from co_tui.orchestrator.stream import EventStream
-from co_tui.permissions.matching import ToolCall
-from co_tui.permissions.rules import RuleError
-from co_tui.permissions.store import StoreError
-from co_tui.permissions.suggest import check_rule_for, suggest_rule
 from co_tui.telemetry.tracing import approval_clock, trace_approval, traced_turn
 
 DUPLICATE_ID_MESSAGE = "Refused: two tool calls in one response used the same id; call again."

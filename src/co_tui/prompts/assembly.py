@@ -29,8 +29,8 @@ from co_tui.orchestrator.fence_text import fence
 from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
 from co_tui.prompts.model_quirks import quirks_for
 from co_tui.prompts.tiers import TIER_FULL, TIER_MID, TIER_TINY, model_tier
+from co_tui.protocol.tool_spec import Origin, OriginKind
 from co_tui.safe_read import DiskFolder, Folder, NotFound, ReadRefused
-from co_tui.tools.spec import Origin, OriginKind
 from co_tui.trust.project_files import ProjectView
 
 DEFAULT_PERSONALITY = "finch"

@@ -14,7 +14,7 @@ from pydantic_ai import ModelRetry, RunContext
 from co_tui.deps import CoDeps
 from co_tui.orchestrator.egress import Source
 from co_tui.orchestrator.egress_session import run_sources, run_typed
-from co_tui.orchestrator.frontend import NullFrontend
+from co_tui.protocol.frontend import NullFrontend
 from co_tui.subagents import read_only_tools, run_subagent
 
 MAX_TASK_CHARS = 4000

@@ -1,4 +1,4 @@
-"""The spec of every built-in tool (tools/spec.py), one section per tool module.
+"""The spec of every built-in tool (protocol/tool_spec.py), one section per tool module.
 
 A new built-in tool gets its spec here, in the section of its module; build_agent registers
 it with the spec's `requires_approval`, /tools lists it under its `source`, and the
@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
 
-from co_tui.tools.spec import (
+from co_tui.protocol.tool_spec import (
     NEUTRAL,
     Origin,
     OriginKind,

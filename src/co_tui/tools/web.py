@@ -24,9 +24,9 @@ from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 from co_tui.deps import CoDeps
 from co_tui.orchestrator.egress_session import review_call, source_labels
 from co_tui.permissions.matching import ToolCall
+from co_tui.protocol.tool_spec import ToolSpec
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import parse_retry_after, terminal_error
-from co_tui.tools.spec import ToolSpec
 from co_tui.tools.specs import BUILTIN_SPECS
 from co_tui.web.fetch import FetchFailed, fetch_page
 from co_tui.web.ssrf import FetchRefused

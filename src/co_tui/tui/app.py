@@ -555,7 +555,7 @@ class CoApp(App[None]):
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _run_bang(self, cmd: str) -> None:
         """`!cmd`: a command in the sandbox, outside any turn, shown as a tool call."""
-        from co_tui.orchestrator import events as ev
+        from co_tui.protocol import events as ev
 
         session = await self.wait_session()  # a `!cmd` typed ahead of the first frame
         call = ev.ToolCall(
@@ -762,8 +762,8 @@ class CoApp(App[None]):
     def _show_restored(self, loaded: LoadedSession) -> None:
         """The stored conversation, through the same events as a live one; a call that was
         waiting for approval is asked about again."""
-        from co_tui.orchestrator import events as ev
         from co_tui.orchestrator.replay import replay
+        from co_tui.protocol import events as ev
 
         sid = self.session.session_id
         compactions = self.session.window.compactions

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 # Turn events are imported where they are matched, not here: the first frame does without
 # them (20 frozen dataclasses, 15-25 ms to import on 2 cores).
 if TYPE_CHECKING:
-    from co_tui.orchestrator import events as ev
+    from co_tui.protocol import events as ev
 
 
 class DisplayState(StrEnum):
@@ -47,7 +47,7 @@ class SessionDisplay:
         return self.parent_session_id is not None
 
     def advance(self, event: ev.TurnEvent) -> None:
-        from co_tui.orchestrator import events as ev
+        from co_tui.protocol import events as ev
 
         match event:
             case ev.TurnStart():
@@ -78,7 +78,7 @@ class SessionDisplay:
 @cache
 def _main_targets() -> dict[type, tuple[Target, ...]]:
     """Where the main session's events go. A sub-agent's go to the sidebar only."""
-    from co_tui.orchestrator import events as ev
+    from co_tui.protocol import events as ev
 
     return {
         ev.TurnStart: (Target.TRANSCRIPT, Target.SIDEBAR),
@@ -110,7 +110,7 @@ class DisplayRouter:
 
     def session(self, event: ev.TurnEvent) -> SessionDisplay:
         """The event's session's display state, after the event."""
-        from co_tui.orchestrator import events as ev
+        from co_tui.protocol import events as ev
 
         display = self.sessions.get(event.session_id)
         if isinstance(event, ev.TurnStart):

@@ -17,14 +17,14 @@ import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from co_tui.orchestrator.events import TextDelta, ThinkingDelta
+from co_tui.protocol.events import TextDelta, ThinkingDelta
 from co_tui.tui.messages import ApprovalAsked, SessionEvent
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from co_tui.orchestrator.events import TurnEvent
-    from co_tui.orchestrator.frontend import ApprovalReply, ApprovalRequest
+    from co_tui.protocol.events import TurnEvent
+    from co_tui.protocol.frontend import ApprovalReply, ApprovalRequest
 
 Delta = TextDelta | ThinkingDelta
 DELTA_INTERVAL = 1 / 60  # seconds: the screen draws no faster than this anyway

@@ -27,8 +27,8 @@ from rich.text import Text
 from textual.message import Message
 
 if TYPE_CHECKING:  # pydantic-ai: not before the first frame
-    from co_tui.orchestrator.events import TurnEvent
-    from co_tui.orchestrator.frontend import ApprovalReply, ApprovalRequest
+    from co_tui.protocol.events import TurnEvent
+    from co_tui.protocol.frontend import ApprovalReply, ApprovalRequest
 
 
 class SessionEvent(Message):

@@ -22,15 +22,15 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from co_tui.orchestrator.frontend import (
+from co_tui.permissions.matching import ToolCall
+from co_tui.permissions.rules import SHELL_TOOL, Rule, RuleError
+from co_tui.permissions.suggest import check_rule_for
+from co_tui.protocol.frontend import (
     ApprovalAnswer,
     ApprovalDecision,
     ApprovalReply,
     ApprovalRequest,
 )
-from co_tui.permissions.matching import ToolCall
-from co_tui.permissions.rules import SHELL_TOOL, Rule, RuleError
-from co_tui.permissions.suggest import check_rule_for
 from co_tui.tui.screens.armed import (
     ARM_DELAY_S,
     SCROLL_KEYS,

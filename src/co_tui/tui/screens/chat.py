@@ -61,8 +61,8 @@ from co_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui/display.py)
     from co_tui.custom_commands import CustomCommand
-    from co_tui.orchestrator import events as ev
-    from co_tui.orchestrator.frontend import ApprovalReply
+    from co_tui.protocol import events as ev
+    from co_tui.protocol.frontend import ApprovalReply
     from co_tui.tui.screens.armed import ArmedModal
 
 EXIT_WINDOW_S = 2.0
@@ -190,7 +190,7 @@ class ChatScreen(Screen[None]):
 
     def _follow_status(self, event: ev.TurnEvent) -> None:
         """The main session's tokens and retries, for the status bar."""
-        from co_tui.orchestrator import events as ev
+        from co_tui.protocol import events as ev
 
         match event:
             case ev.TurnStart(replayed=False):
@@ -216,7 +216,7 @@ class ChatScreen(Screen[None]):
 
     def _open_dialog(self, message: ApprovalAsked) -> None:
         from co_tui.orchestrator.approvals import key_argument
-        from co_tui.orchestrator.frontend import ApprovalDecision
+        from co_tui.protocol.frontend import ApprovalDecision
         from co_tui.tui.screens.approval import ApprovalScreen
 
         if message.reply.done():  # the turn was cancelled meanwhile

@@ -11,7 +11,7 @@ from co_tui.tui.visible_text import one_line
 from co_tui.visible import visible
 
 if TYPE_CHECKING:
-    from co_tui.orchestrator.events import ApprovalRecord
+    from co_tui.protocol.events import ApprovalRecord
 
 # decision: (words, glyph, style). Automatic approvals stay quiet; the user's own decisions
 # stand out, approve-all most of all (it covers every later call of the session).

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from co_tui.orchestrator.frontend import ApprovalRequest
+from co_tui.protocol.frontend import ApprovalRequest
 from co_tui.tui.visible_text import visible_text
 
 HIGHLIGHT_STYLE = "bold black on yellow"

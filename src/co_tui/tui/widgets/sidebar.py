@@ -27,7 +27,7 @@ from co_tui.tui.widgets.subagents import SubagentPanel
 from co_tui.visible import visible
 
 if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui/display.py)
-    from co_tui.orchestrator import events as ev
+    from co_tui.protocol import events as ev
 
 THINKING_TAIL_CHARS = 1500  # only the end of long thinking is shown: updates stay O(1)
 THINKING_FLUSH = 1 / 15
@@ -84,7 +84,7 @@ class Sidebar(VerticalScroll):
     # -- events --
     @on(ShowEvent)
     def _show(self, message: ShowEvent) -> None:
-        from co_tui.orchestrator import events as ev
+        from co_tui.protocol import events as ev
 
         if message.subagent:
             self._show_subagent(message.event)
@@ -114,7 +114,7 @@ class Sidebar(VerticalScroll):
 
     def _show_subagent(self, event: ev.TurnEvent) -> None:
         """A sub-agent's events: its block in the panel, its calls in the tool list too."""
-        from co_tui.orchestrator import events as ev
+        from co_tui.protocol import events as ev
 
         sid = event.session_id
         panel = self.subagents

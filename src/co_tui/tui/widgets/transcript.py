@@ -34,7 +34,7 @@ from co_tui.tui.widgets.tool_call import ToolCallBlock
 from co_tui.tui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui/display.py)
-    from co_tui.orchestrator import events as ev
+    from co_tui.protocol import events as ev
 
 # Older items are archived (out of the DOM, rebuilt when scrolled to) once the mounted ones
 # pass either limit. Lines bound the memory: a mounted line costs about 3.6 KB (its strips
@@ -110,7 +110,7 @@ class Transcript(VerticalScroll):
     # -- the main session's events --
     @on(ShowEvent)
     def _show(self, message: ShowEvent) -> None:
-        from co_tui.orchestrator import events as ev
+        from co_tui.protocol import events as ev
 
         if not self.is_attached:  # the app is closing: a cancelled turn's last events
             return
@@ -349,7 +349,7 @@ class Transcript(VerticalScroll):
 def restored_items(events: Iterable[ev.TurnEvent]) -> list[ArchivedItem]:
     """One cheap factory (and its text) per item of a replayed conversation, none of them
     built yet: what a live turn shows for the same events, with answers already finished."""
-    from co_tui.orchestrator import events as ev
+    from co_tui.protocol import events as ev
 
     items: list[ArchivedItem] = []
     calls: dict[str, ev.ToolCall] = {}

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from co_tui.orchestrator.events import TurnEvent
-from co_tui.orchestrator.frontend import ApprovalDecision, ApprovalReply, ApprovalRequest
+from co_tui.protocol.events import TurnEvent
+from co_tui.protocol.frontend import ApprovalDecision, ApprovalReply, ApprovalRequest
 
 
 class RecordingFrontend:

@@ -1,6 +1,6 @@
 """FrontendProtocol: the one seam between the turn orchestrator and whatever shows it.
 
-Two calls: `emit(event)` for every typed event of a turn (orchestrator/events.py; each
+Two calls: `emit(event)` for every typed event of a turn (protocol/events.py; each
 carries its `session_id`, so sub-agent turns interleave with the main one), and
 `prompt_approval(request)` for a decision only the user can make.
 Implementations: the Textual app (tui/frontend.py), HeadlessFrontend (headless.py),
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
-from co_tui.orchestrator.events import ApprovalKind, ApprovalRecord, ToolStatus, TurnEvent
+from co_tui.protocol.events import ApprovalKind, ApprovalRecord, ToolStatus, TurnEvent
 
 __all__ = [
     "DENIED_MESSAGE",

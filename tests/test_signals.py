@@ -28,8 +28,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from co_tui.safety.signals import cancelled_by_stop_signals
 from co_tui.sessions import SessionStore
-from co_tui.signals import cancelled_by_stop_signals
 from tests.helpers import processes_in, wait_for
 from tests.servers.fake_openai import serve, text, tool_call
 

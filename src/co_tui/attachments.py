@@ -5,7 +5,7 @@ What the user typed stays as typed; the model gets it followed by each attached 
 ("attached file: src/app.py (120 lines)" and the text in a fence), each one a `TextContent`
 whose metadata names it (`attachment_of` reads it back: the egress guard counts the file as
 private, from this tag, never from the text). Files are read through
-co_tui.safe_read: only inside the workspace or vault, never through a symbolic link, only
+co_tui.safety.safe_read: only inside the workspace or vault, never through a symbolic link, only
 regular files (no FIFO or device), UTF-8 text without NUL bytes, at most MAX_FILE_BYTES
 each (a longer one is cut, and says so). A mention that names nothing is left as prose;
 one that names something that cannot be attached gets a note saying why. An e-mail address
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from co_tui.safe_read import NotFound, ReadRefused, read_text_within, walk_within
+from co_tui.safety.safe_read import NotFound, ReadRefused, read_text_within, walk_within
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import TextContent

@@ -14,8 +14,8 @@ import typer
 
 from co_tui import __version__
 from co_tui.config import Settings, SettingsError
+from co_tui.safety.visible import json_text, visible
 from co_tui.sandbox.build import sandbox_app
-from co_tui.visible import json_text, visible
 
 if TYPE_CHECKING:
     from co_tui.headless import HeadlessFrontend
@@ -35,7 +35,7 @@ app = typer.Typer(
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_NOT_SAVED = 3  # the turn ran but could not be stored in the session database
-EXIT_INTERRUPTED = 130  # SIGTERM and SIGHUP exit with 128 + their number (co_tui/signals.py)
+EXIT_INTERRUPTED = 130  # SIGTERM and SIGHUP exit with 128 + their number (co_tui/safety/signals.py)
 
 
 def say(message: str) -> None:
@@ -79,7 +79,7 @@ def loaded_or_exit(overrides: dict[str, Any], trust_project: bool) -> LoadedSett
             loaded.project.remember()
         except OSError as exc:
             say(f"trusted for this run only, not stored: {exc}")
-    from co_tui.private_files import protect_data_at_rest
+    from co_tui.safety.private_files import protect_data_at_rest
 
     protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered
     return loaded
@@ -219,8 +219,8 @@ async def _headless(
     resume: str | None = None,
 ) -> int:
     from co_tui.headless import HeadlessFrontend
+    from co_tui.safety.signals import cancelled_by_stop_signals
     from co_tui.session import ChatSession
-    from co_tui.signals import cancelled_by_stop_signals
 
     if not prompt.strip():
         say("the prompt is empty")

@@ -44,7 +44,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from co_tui.paths import project_settings_path, user_settings_path
 from co_tui.permissions.rules import RuleError, parse_rule
-from co_tui.safe_read import read_open_file
+from co_tui.safety.safe_read import read_open_file
 
 ENV_PREFIX = "CO_TUI_"
 MAX_SETTINGS_BYTES = 256_000

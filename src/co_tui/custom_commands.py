@@ -11,7 +11,7 @@ the completion hint and the palette:
     ---
     Review $ARGUMENTS for bugs.
 
-Read like any file that widens what co-tui does (a co_tui.safe_read `Folder`): only inside
+Read like any file that widens what co-tui does (a co_tui.safety.safe_read `Folder`): only inside
 its folder, never through a symbolic link, never a file over `MAX_BYTES`. A project's
 commands load only once the user trusts the project, from its files as read for that
 decision (co_tui.trust.ProjectView); a user's command with the same name wins over the
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
-from co_tui.safe_read import DiskFolder, Folder, NotFound, ReadRefused
+from co_tui.safety.safe_read import DiskFolder, Folder, NotFound, ReadRefused
 from co_tui.trust.project_files import ProjectView
 
 FOLDER = "commands"

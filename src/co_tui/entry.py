@@ -34,7 +34,7 @@ def main() -> None:
     except Exception as exc:
         if os.environ.get("CO_TUI_DEBUG"):
             raise
-        from co_tui.visible import visible
+        from co_tui.safety.visible import visible
 
         message = visible(f"{type(exc).__name__}: {exc}", keep="")
         print(
@@ -50,7 +50,7 @@ def load_settings_here() -> LoadedSettings:
     """The settings for the working directory, and their files made private: what the app
     loads right after its first frame, where pydantic and the settings sources no longer
     delay it. Raises SettingsError."""
-    from co_tui.private_files import protect_data_at_rest
+    from co_tui.safety.private_files import protect_data_at_rest
     from co_tui.trust import load_project_settings
 
     loaded = load_project_settings(Path.cwd())

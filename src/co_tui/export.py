@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from co_tui.compaction import Compaction
-    from co_tui.redaction import Redactor
+    from co_tui.safety.redaction import Redactor
     from co_tui.sessions import Note, SessionStore
 
 # How a call was decided, as the store records it (ApprovalRecord.decision).
@@ -98,7 +98,7 @@ def session_markdown(
     """The whole session as one Markdown document, redacted; `notes`: the errors the
     transcript showed (kept with the stored session)."""
     from co_tui.orchestrator.replay import replay
-    from co_tui.redaction import shared_redactor
+    from co_tui.safety.redaction import shared_redactor
 
     lines = [f"# co-tui session {session_id[:8]}", ""]
     lines += [f"- {key}: {value}" for key, value in {"id": session_id, **(header or {})}.items()]

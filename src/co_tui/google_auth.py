@@ -242,7 +242,7 @@ def sign_in_command(
     """`co-tui auth google`: exit status 0 when a token was stored."""
     import sys
 
-    from co_tui.visible import visible
+    from co_tui.safety.visible import visible
 
     source = client_secrets or (
         Path(settings.google_credentials_path).expanduser()

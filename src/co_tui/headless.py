@@ -24,7 +24,7 @@ from typing import Any, Literal, TextIO
 
 from co_tui.protocol import events as ev
 from co_tui.protocol.frontend import ApprovalDecision, ApprovalReply, ApprovalRequest
-from co_tui.visible import visible
+from co_tui.safety.visible import visible
 
 WAITING_EVERY_S = 10
 

@@ -156,7 +156,7 @@ async def _connect_one(
     from fastmcp.client.transports import StdioTransport
     from pydantic_ai.mcp import MCPToolset
 
-    from co_tui.private_files import private_file
+    from co_tui.safety.private_files import private_file
 
     log_path = private_file(mcp_log_path(name))  # 0600 in a 0700 folder, before stderr lands
     log_start = log_path.stat().st_size if log_path.exists() else 0

@@ -279,7 +279,7 @@ def _has_open(pid: int, targets: set[str]) -> bool:
 
 
 def _command(pid: int) -> str:
-    from co_tui.visible import visible
+    from co_tui.safety.visible import visible
 
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()

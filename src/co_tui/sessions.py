@@ -55,11 +55,11 @@ from pydantic_ai.messages import (
 from co_tui.compaction import Compaction, CompactionKind, ContextWindow
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
 from co_tui.paths import user_data_dir
-from co_tui.private_files import open_private_db
+from co_tui.safety.private_files import open_private_db
 from co_tui.session_db import diagnose, open_read_only
 
 if TYPE_CHECKING:
-    from co_tui.redaction import Redactor
+    from co_tui.safety.redaction import Redactor
 
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_S = 10.0  # how long a write waits for another process's lock
@@ -222,7 +222,7 @@ def decode_messages(rows: Sequence[bytes]) -> list[ModelMessage]:
 
 def visible_args(args: dict[str, Any], limit: int = 200) -> str:
     """The arguments as one line, hidden characters made visible (they reach a terminal)."""
-    from co_tui.visible import visible
+    from co_tui.safety.visible import visible
 
     text = visible(json.dumps(args, ensure_ascii=False), keep="")
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -450,7 +450,7 @@ class SessionStore:
         """`secrets`: configured secret values; they (and credential-shaped strings) are
         replaced by [REDACTED] before anything is written. `timeout`: seconds to wait for
         another process's lock before SessionDatabaseLocked."""
-        from co_tui.redaction import Redactor
+        from co_tui.safety.redaction import Redactor
 
         self.path = path or default_db_path()
         self.timeout = timeout

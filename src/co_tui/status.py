@@ -93,8 +93,8 @@ def integration_rows(settings: Settings) -> list[StatusRow]:
 
 def project_trust_rows(cwd: Path) -> list[StatusRow]:
     """Whether the project's files apply in full (from the stored decision)."""
+    from co_tui.safety.visible import visible
     from co_tui.trust import HOW_TO_TRUST, NOT_TRUSTED, load_project_settings, what_it_would_do
-    from co_tui.visible import visible
 
     try:
         project = load_project_settings(cwd).project
@@ -133,7 +133,7 @@ def render_status_table(rows: list[StatusRow]) -> object:
     from rich.markup import escape
     from rich.table import Table
 
-    from co_tui.visible import visible
+    from co_tui.safety.visible import visible
 
     table = Table(title="co-tui status", show_header=True, header_style="bold")
     table.add_column("Component")

@@ -1,4 +1,4 @@
-"""The credential shapes added to the redactor (co_tui/redaction.py): HashiCorp Vault tokens,
+"""The credential shapes added to the redactor (co_tui/safety/redaction.py): HashiCorp Vault tokens,
 Azure connection string keys, mysql/mariadb passwords on the command line and payment card
 numbers. Each case holds the secret and a look-alike that must stay, in one text."""
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from co_tui.redaction import Redactor
+from co_tui.safety.redaction import Redactor
 
 AZURE_STORAGE_KEY = (
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="

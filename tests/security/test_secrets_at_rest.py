@@ -21,7 +21,7 @@ from pydantic_ai.models.function import AgentInfo
 
 from co_tui.config import Settings
 from co_tui.paths import user_config_dir, user_data_dir
-from co_tui.private_files import protect_data_at_rest
+from co_tui.safety.private_files import protect_data_at_rest
 from co_tui.sessions import SessionStore
 from co_tui.telemetry.store import open_for_writing
 from co_tui.tui.widgets.prompt import PromptHistory
@@ -224,7 +224,7 @@ def test_bare_co_tui_protects_the_data_folder_before_the_session_starts(
     paths do, when the app loads its settings after the first frame: the data folder
     private, the configured secrets known to every writer."""
     from co_tui import entry
-    from co_tui.redaction import shared_redactor
+    from co_tui.safety.redaction import shared_redactor
 
     data = user_data_dir()
     (data / "memories").mkdir(parents=True)

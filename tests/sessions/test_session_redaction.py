@@ -16,7 +16,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from co_tui.redaction import Redactor
+from co_tui.safety.redaction import Redactor
 from co_tui.sessions import SessionStore
 from tests.sizes import examples
 

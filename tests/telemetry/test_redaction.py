@@ -12,7 +12,7 @@ from co_tui.config import Settings
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.redaction import REDACTED, Redactor
+from co_tui.safety.redaction import REDACTED, Redactor
 from co_tui.telemetry import setup_telemetry, shutdown_telemetry
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from co_tui.knowledge.note_parse import note_tags, tag_matches
 from co_tui.knowledge.vault_watch import VaultWatcher
 from co_tui.paths import user_data_dir
-from co_tui.private_files import open_private_db
-from co_tui.safe_read import ReadRefused, read_text_within, walk_within
+from co_tui.safety.private_files import open_private_db
+from co_tui.safety.safe_read import ReadRefused, read_text_within, walk_within
 
 SCHEMA_VERSION = "2"
 NOTE_SUFFIX = ".md"
@@ -151,7 +151,7 @@ class NotesIndex:
 
         Hidden entries (.obsidian, .trash, .git) are skipped, and so is every symbolic
         link: folders are entered through their parent's descriptor without following
-        links (co_tui.safe_read), so nothing outside the vault is listed. Each directory
+        links (co_tui.safety.safe_read), so nothing outside the vault is listed. Each directory
         is watched before it is read.
         """
         root = str(self.vault)

@@ -2,7 +2,7 @@
 
 Refused: empty names, NUL and other control or format characters (bidi overrides,
 zero-width marks), absolute paths, drive letters and backslashes, and `..` segments. The
-name is then opened with co_tui.safe_read, which follows no symbolic link, so whatever
+name is then opened with co_tui.safety.safe_read, which follows no symbolic link, so whatever
 the vault holds (a link, a folder swapped for a link mid-read) nothing outside it is read.
 """
 

@@ -62,7 +62,7 @@ from co_tui.llm.resolved import (
     ProviderError,
     ResolvedModel,
 )
-from co_tui.visible import visible
+from co_tui.safety.visible import visible
 
 if TYPE_CHECKING:
     from pydantic_ai._run_context import RunContext

@@ -21,8 +21,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from co_tui.knowledge import frontmatter
-from co_tui.private_files import open_private, private_dir
-from co_tui.redaction import shared_redactor
+from co_tui.safety.private_files import open_private, private_dir
+from co_tui.safety.redaction import shared_redactor
 
 SUFFIX = ".md"
 _ID_PREFIX = re.compile(r"^(\d+)-")

@@ -7,7 +7,7 @@
 5. project instructions: the project's AGENTS.md, then its .co-tui/instructions.md
 
 The user's files are read only from inside user_config_dir() and never through a symbolic
-link (see co_tui.safe_read); the project's come from the bytes read once for the trust
+link (see co_tui.safety.safe_read); the project's come from the bytes read once for the trust
 decision (co_tui.trust.ProjectView). A refused file is left out with a warning naming it and
 why. Each is wrapped in tags naming its origin; a project the user has not trusted is
 fenced as untrusted text instead, and the precedence note says it is data. Each file is also
@@ -30,7 +30,7 @@ from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
 from co_tui.prompts.model_quirks import quirks_for
 from co_tui.prompts.tiers import TIER_FULL, TIER_MID, TIER_TINY, model_tier
 from co_tui.protocol.tool_spec import Origin, OriginKind
-from co_tui.safe_read import DiskFolder, Folder, NotFound, ReadRefused
+from co_tui.safety.safe_read import DiskFolder, Folder, NotFound, ReadRefused
 from co_tui.trust.project_files import ProjectView
 
 DEFAULT_PERSONALITY = "finch"

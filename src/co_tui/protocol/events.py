@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Literal
 
-from co_tui.visible import json_text
+from co_tui.safety.visible import json_text
 
 ToolStatus = Literal["running", "ok", "failed", "denied", "interrupted"]
 ApprovalKind = Literal["approve", "deny", "approve_all", "always_allow", "auto"]

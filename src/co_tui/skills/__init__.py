@@ -11,7 +11,7 @@ The system prompt lists names and descriptions only (`skills_prompt_section`); t
 calls `load_skill(name)` for the body when a task needs it. A malformed SKILL.md becomes a
 `SkillProblem`, never an exception.
 
-Every skill file is read through a co_tui.safe_read `Folder`: a SKILL.md or extra file is
+Every skill file is read through a co_tui.safety.safe_read `Folder`: a SKILL.md or extra file is
 read only from inside its location's root (the package, user_config_dir(), the project's
 files as read once) and never through a symbolic link. A linked skill folder or SKILL.md is
 refused and shown as a problem; linked extra files are not listed.
@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
-from co_tui.safe_read import LINK, DiskFolder, Folder, NotFound, ReadRefused
+from co_tui.safety.safe_read import LINK, DiskFolder, Folder, NotFound, ReadRefused
 from co_tui.trust.project_files import ProjectView
 
 SKILL_FILE = "SKILL.md"

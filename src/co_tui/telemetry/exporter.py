@@ -12,7 +12,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import format_span_id, format_trace_id
 
-from co_tui.redaction import Redactor
+from co_tui.safety.redaction import Redactor
 from co_tui.telemetry.store import open_for_writing
 
 INSERT = """

@@ -9,7 +9,7 @@ from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import Status
 
-from co_tui.redaction import Redactor
+from co_tui.safety.redaction import Redactor
 
 
 def _attributes(redactor: Redactor, attributes: Any) -> dict[str, Any]:

@@ -59,7 +59,7 @@ def create_telemetry(
     from pydantic_ai import InstrumentationSettings
 
     from co_tui import __version__
-    from co_tui.redaction import Redactor
+    from co_tui.safety.redaction import Redactor
     from co_tui.telemetry.exporter import SQLiteSpanExporter
     from co_tui.telemetry.quiet_batch import QuietBatchSpanProcessor
 

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from co_tui.paths import user_data_dir
-from co_tui.private_files import open_private_db
+from co_tui.safety.private_files import open_private_db
 
 DB_NAME = "co-tui.db"
 

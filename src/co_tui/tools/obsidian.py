@@ -2,7 +2,7 @@
 
 Sync on purpose: pydantic-ai runs sync tools in worker threads, so the index's SQLite
 and file I/O never block the event loop. The index lives in `deps.notes_indexes`, one per vault.
-Notes are read through co_tui.safe_read: from inside the vault only, never through a
+Notes are read through co_tui.safety.safe_read: from inside the vault only, never through a
 symbolic link (a linked note or folder is refused with the reason, and never indexed).
 """
 
@@ -18,7 +18,7 @@ from pydantic_ai import ModelRetry, RunContext
 from co_tui.deps import CoDeps
 from co_tui.knowledge.notes_index import NotesIndex, keyword_pattern, split_keywords
 from co_tui.knowledge.vault_paths import UnsafePathError, clean_name
-from co_tui.safe_read import NOT_REGULAR, NotFound, ReadRefused, read_text_within
+from co_tui.safety.safe_read import NOT_REGULAR, NotFound, ReadRefused, read_text_within
 
 MAX_LIMIT = 50
 LIST_LIMIT = 200

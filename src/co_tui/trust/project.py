@@ -239,7 +239,7 @@ def load_settings(
 
 def what_it_would_do(project: ProjectTrust) -> str:
     """'held back: start the MCP server `x`; AGENTS.md read as untrusted text' (values as
-    written: show them through co_tui.visible)."""
+    written: show them through co_tui.safety.visible)."""
     from co_tui.trust.widening import join_words
 
     parts = []

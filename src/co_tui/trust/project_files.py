@@ -1,6 +1,6 @@
 """Every file co-tui reads from a project, read once: what the user trusts is what loads.
 
-`read_project_files(root)` reads, through co_tui.safe_read (no links out, regular files
+`read_project_files(root)` reads, through co_tui.safety.safe_read (no links out, regular files
 only, so no FIFO or device, a size cap), each file a project can ship for co-tui: its
 settings, its instructions (AGENTS.md, .co-tui/instructions.md), its knowledge, commands and
 skills. The bytes are kept. A trust decision is stored for their digest, and every loader
@@ -24,7 +24,7 @@ from pathlib import Path, PurePath
 from typing import Literal
 
 from co_tui.paths import PROJECT_DIR_NAME, SETTINGS_FILE_NAME
-from co_tui.safe_read import (
+from co_tui.safety.safe_read import (
     NOT_UTF8,
     Kind,
     Listed,

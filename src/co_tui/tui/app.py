@@ -18,7 +18,7 @@ co-tui may do (co_tui.trust), that worker first asks whether to trust it (once p
 file), before anything those settings would start.
 
 SIGTERM and SIGHUP (the terminal closed) cancel the running turn as Ctrl+C does, then the
-app exits with 128 + the signal's number (co_tui/signals.py).
+app exits with 128 + the signal's number (co_tui/safety/signals.py).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from textual.worker import Worker
 
 from co_tui.paths import user_data_dir
 from co_tui.pricing import format_cost
-from co_tui.signals import StopSignals, exit_code_for
+from co_tui.safety.signals import StopSignals, exit_code_for
 from co_tui.tui.idle_gc import IdleCollector
 from co_tui.tui.layout_echo import install_single_layout_pass
 from co_tui.tui.messages import (
@@ -651,9 +651,9 @@ class CoApp(App[None]):
     async def _export(self, name: str) -> str:
         """/export [file]: the session as Markdown, in the working directory by default."""
         from co_tui.export import default_name, session_markdown, write_new
+        from co_tui.safety.visible import visible
         from co_tui.sessions import Note as StoredNote
         from co_tui.sessions import SessionError
-        from co_tui.visible import visible
 
         session = self.session
         if not session.history:

@@ -1,5 +1,5 @@
 """Textual's terminal driver, made to outlive the terminal hanging up (its window closed, the
-ssh connection dropped) until SIGHUP has ended the app (co_tui/signals.py).
+ssh connection dropped) until SIGHUP has ended the app (co_tui/safety/signals.py).
 
 After a hangup every read and write on the terminal fails (EIO). Textual's writer thread dies
 at the first failed write and the app then blocks for good once its output queue is full (the
@@ -100,7 +100,7 @@ class HangupSafeDriver(LinuxDriver):
         # A real SIGHUP usually follows: the app then stops, disabling input, and no one waits
         # out the grace period (a process that lingers after its terminal closed).
         if terminal_gone and not self.exit_event.wait(HANGUP_GRACE_S):
-            os.kill(os.getpid(), signal.SIGHUP)  # ends the app as a hangup does (signals.py)
+            os.kill(os.getpid(), signal.SIGHUP)  # ends the app as a hangup does (safety/signals.py)
 
     def _read_until_stopped(self, wake: _WakePipe) -> bool:
         """Feed the terminal's input to the app until input is disabled (False) or the

@@ -53,7 +53,7 @@ def launch_app(
         # skipped. What runs at exit (the local model server, telemetry) still runs.
         gc.freeze()
     if app.settings_error:  # may quote a project's file: escaped
-        from co_tui.visible import visible
+        from co_tui.safety.visible import visible
 
         print(f"co-tui: {visible(app.settings_error, keep='')}", file=sys.stderr)
     if way_back:

@@ -31,8 +31,8 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from co_tui.safety.visible import visible
 from co_tui.tui.code_block import code_block
-from co_tui.visible import visible
 
 QUOTE_BAR = "▎ "
 

@@ -5,7 +5,7 @@ OSC 777 (VTE terminals such as GNOME Terminal, foot, Ghostty) and the bell. A te
 knows neither ignores them. Settings: `notifications` (on/off), `notify_after_s`.
 
 What is sent may come from the model (a tool's arguments): it goes out on one line with
-every hidden character shown as an escape (co_tui.visible), so it cannot end the sequence
+every hidden character shown as an escape (co_tui.safety.visible), so it cannot end the sequence
 or start one of its own.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from co_tui.visible import visible
+from co_tui.safety.visible import visible
 
 if TYPE_CHECKING:
     from textual.app import App

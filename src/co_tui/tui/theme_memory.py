@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-from co_tui.private_files import open_private
+from co_tui.safety.private_files import open_private
 
 THEME_FILE = "theme"
 MAX_NAME_BYTES = 100  # Textual's theme names are a few words

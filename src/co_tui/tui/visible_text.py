@@ -1,16 +1,16 @@
 """Text that reaches the terminal from a tool call, a result or a model shows its hidden
-characters (co_tui.visible) instead of letting the terminal act on them: Textual passes ESC
+characters (co_tui.safety.visible) instead of letting the terminal act on them: Textual passes ESC
 through to the terminal, so `\\x1b[2K` in an argument would erase what the user is shown.
 
 Escapes are styled (ESCAPE_STYLE), so a backslash typed literally is told apart from one
-that stands for a hidden character. Plain strings (no styling) use co_tui.visible.visible.
+that stands for a hidden character. Plain strings (no styling) use co_tui.safety.visible.visible.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 
-from co_tui.visible import is_plain, visible_segments
+from co_tui.safety.visible import is_plain, visible_segments
 
 ESCAPE_STYLE = "reverse red"
 

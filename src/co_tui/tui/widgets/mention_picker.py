@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from co_tui.attachments import NOTE_PREFIX, vault_notes, workspace_files
-from co_tui.visible import is_plain, visible
+from co_tui.safety.visible import is_plain, visible
 
 SHOWN = 8
 MAX_SCORED = 2_000

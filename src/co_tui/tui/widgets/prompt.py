@@ -22,8 +22,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from co_tui.private_files import open_private
-from co_tui.redaction import REDACTED, shared_redactor
+from co_tui.safety.private_files import open_private
+from co_tui.safety.redaction import REDACTED, shared_redactor
 from co_tui.tui.widgets.resting_cursor import RestingCursorTextArea
 
 if TYPE_CHECKING:

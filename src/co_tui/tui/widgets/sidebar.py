@@ -18,13 +18,13 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Static
 
+from co_tui.safety.visible import visible
 from co_tui.tui.messages import ShowEvent
 from co_tui.tui.tool_status import WAITING, glyph, style
 from co_tui.tui.visible_text import one_line, visible_text
 from co_tui.tui.widgets.decision import decision_words
 from co_tui.tui.widgets.readout import Readout
 from co_tui.tui.widgets.subagents import SubagentPanel
-from co_tui.visible import visible
 
 if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui/display.py)
     from co_tui.protocol import events as ev

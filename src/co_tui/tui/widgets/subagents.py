@@ -10,8 +10,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
+from co_tui.safety.visible import visible
 from co_tui.tui.tool_status import glyph, style
-from co_tui.visible import visible
 
 TITLE_CHARS = 28
 NOTE_CHARS = 160

@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from co_tui.paths import user_settings_path
-from co_tui.private_files import open_private
+from co_tui.safety.private_files import open_private
 
 MARKER_NAME = "welcomed"
 

@@ -148,7 +148,7 @@ def protect_data_at_rest(settings: Settings) -> None:
     files in a 0755 folder), the config folder 0700 and co-tui's token file 0600; the
     configured secrets are remembered for the writers that are not handed Settings (the
     prompt history, memories)."""
-    from co_tui.redaction import remember_secrets
+    from co_tui.safety.redaction import remember_secrets
 
     remember_secrets(settings.secret_values())
     narrow_tree(user_data_dir())

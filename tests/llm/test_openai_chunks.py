@@ -1,4 +1,4 @@
-"""Streamed chunks are validated, not constructed (co_tui/llm/openai_chunks.py): the same
+"""Streamed chunks are validated, not constructed (co_tui/shims/openai_chunks.py): the same
 objects for well-formed data, the SDK's leniency for the rest, and the path is still worth
 having: the SDK still constructs responses in Python."""
 
@@ -11,7 +11,7 @@ import pytest
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletionChunk
 
-from co_tui.llm.openai_chunks import ValidatingOpenAI
+from co_tui.shims.openai_chunks import ValidatingOpenAI
 from tests.llm.conftest import streamed_through_openai
 
 
@@ -85,7 +85,7 @@ def clients() -> tuple[AsyncOpenAI, ValidatingOpenAI]:
 
 def test_upstream_still_constructs_responses_in_python(constructed: list[object]) -> None:
     # When this fails, the SDK no longer builds each chunk with construct_type: measure a
-    # 20k-token answer, and if it is no slower, delete co_tui/llm/openai_chunks.py and its
+    # 20k-token answer, and if it is no slower, delete co_tui/shims/openai_chunks.py and its
     # two uses (llm/providers.py, llm/local.py).
     sdk, _ = clients()
     parsed(sdk, WELL_FORMED["text"])

@@ -1,4 +1,4 @@
-"""openai is used without importing its aiohttp transport (co_tui/llm/openai_import.py), and
+"""openai is used without importing its aiohttp transport (co_tui/shims/openai_import.py), and
 the shim is still needed: openai still imports that transport eagerly."""
 
 from __future__ import annotations
@@ -26,6 +26,6 @@ def test_openai_answers_without_importing_aiohttp() -> None:
 
 
 def test_openai_still_imports_its_aiohttp_transport_eagerly() -> None:
-    # When this fails, openai imports the transport lazily: delete co_tui/llm/openai_import.py.
+    # When this fails, openai imports the transport lazily: delete co_tui/shims/openai_import.py.
     lines = run_python("import sys, openai; print('aiohttp' in sys.modules)")
     assert lines == ["True"]

@@ -1,4 +1,4 @@
-"""Text chunks that arrive together are read as one (co_tui/llm/openai_sse.py): however a
+"""Text chunks that arrive together are read as one (co_tui/shims/openai_sse.py): however a
 stream is split into reads, the same events come out as from the SDK's own decoder, only with
 neighbouring text chunks joined; nothing waits for a read that has not come; and a burst of
 chunks reaches pydantic-ai as a few deltas with the whole answer."""
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from openai._streaming import ServerSentEvent, SSEDecoder
 from pydantic_ai.messages import ModelResponseStreamEvent, PartDeltaEvent
 
-from co_tui.llm.openai_sse import TEXT_FIELDS, CoalescingSSEDecoder
+from co_tui.shims.openai_sse import TEXT_FIELDS, CoalescingSSEDecoder
 from tests.llm.conftest import streamed_through_openai
 from tests.llm.test_openai_chunks import FINAL, TOOL_CALL, chunk
 from tests.sizes import examples

@@ -1,4 +1,4 @@
-"""pydantic-ai's OpenAI stream accumulates its text linearly (co_tui/llm/openai_stream_text.py),
+"""pydantic-ai's OpenAI stream accumulates its text linearly (co_tui/shims/openai_stream_text.py),
 and the shim is still needed: upstream still grows the attribute with `+=`."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import inspect
 import pytest
 from pydantic_ai.models.openai import OpenAIStreamedResponse
 
-from co_tui.llm.openai_stream_text import TextSoFar
+from co_tui.shims.openai_stream_text import TextSoFar
 from tests.llm.conftest import streamed_through_openai
 
 
 def test_upstream_still_concatenates_the_attribute() -> None:
     # When this fails, pydantic-ai no longer copies the whole answer per chunk:
-    # delete co_tui/llm/openai_stream_text.py and its two install calls.
+    # delete co_tui/shims/openai_stream_text.py and its two install calls.
     source = inspect.getsource(OpenAIStreamedResponse._map_text_delta)
     assert "self._raw_text_content += content" in source
 

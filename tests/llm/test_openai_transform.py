@@ -1,5 +1,5 @@
 """A request's body is transformed once per message, not once per message type
-(co_tui/llm/openai_transform.py): what reaches the server is what the SDK alone would send,
+(co_tui/shims/openai_transform.py): what reaches the server is what the SDK alone would send,
 for the bodies pydantic-ai builds and for hostile ones, and the shim is still needed: the
 SDK still transforms data against every member of a union."""
 
@@ -33,7 +33,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from co_tui.config import Settings
 from co_tui.llm import resolve_model
-from co_tui.llm.openai_transform import NOT_PLAIN, install_union_shortcut, plain_copy, unmarked
+from co_tui.shims.openai_transform import NOT_PLAIN, install_union_shortcut, plain_copy, unmarked
 from tests.servers.fake_openai import serve, text
 
 PARAMS = completion_create_params.CompletionCreateParamsStreaming
@@ -55,7 +55,7 @@ def test_the_sdk_still_transforms_a_message_against_every_message_type(
     monkeypatch: pytest.MonkeyPatch, sdk_alone: None
 ) -> None:
     # When this fails, the SDK no longer walks a message once per member of the union:
-    # delete co_tui/llm/openai_transform.py and its install call in openai_chunks.py.
+    # delete co_tui/shims/openai_transform.py and its install call in openai_chunks.py.
     walks: list[type] = []
     original = _transform._transform_typeddict
 

@@ -1,5 +1,6 @@
-"""A widget that changes size costs one layout pass, not two (co_tui/tui/layout_echo.py), and
-the screen shows the same; the shim is still needed: Textual still asks for the second pass."""
+"""A widget that changes size costs one layout pass, not two
+(co_tui/shims/textual_layout_echo.py), and the screen shows the same; the shim is still
+needed: Textual still asks for the second pass."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from co_tui.tui.layout_echo import TEXTUAL_SIZE_UPDATED, size_updated_once
+from co_tui.shims.textual_layout_echo import TEXTUAL_SIZE_UPDATED, size_updated_once
 from tests.tui.test_relayout_pilot import LayoutPasses, shown_text
 
 
@@ -46,7 +47,7 @@ async def test_textual_still_lays_out_twice_for_one_change(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # When this fails, Textual no longer asks for a layout pass after each one that resized
-    # a widget: delete co_tui/tui/layout_echo.py and its install call in tui/app.py.
+    # a widget: delete co_tui/shims/textual_layout_echo.py and its install call in tui/app.py.
     count, *_ = await passes_to_grow(monkeypatch, TEXTUAL_SIZE_UPDATED)
     assert count == 2
 

@@ -1,4 +1,4 @@
-from co_tui.llm.openai_import import skip_openai_aiohttp_transport
+from co_tui.shims.openai_import import skip_openai_aiohttp_transport
 
 skip_openai_aiohttp_transport()  # before anything below imports openai
 

@@ -190,8 +190,8 @@ class LocalModel(WrapperModel):
         from pydantic_ai.models.openai import OpenAIChatModel
         from pydantic_ai.profiles.openai import OpenAIModelProfile
 
-        from co_tui.llm.openai_chunks import ValidatingOpenAIProvider
-        from co_tui.llm.openai_stream_text import install_linear_stream_text
+        from co_tui.shims.openai_chunks import ValidatingOpenAIProvider
+        from co_tui.shims.openai_stream_text import install_linear_stream_text
 
         install_linear_stream_text()
         # Port and key are only known once the server runs; ensure_started() fills them in.

@@ -62,8 +62,8 @@ def provider_timeout(settings: Settings) -> Any:
 def _openai_compatible(name: str, base_url: str, api_key: str, settings: Settings) -> Model:
     from pydantic_ai.models.openai import OpenAIChatModel
 
-    from co_tui.llm.openai_chunks import ValidatingOpenAIProvider
-    from co_tui.llm.openai_stream_text import install_linear_stream_text
+    from co_tui.shims.openai_chunks import ValidatingOpenAIProvider
+    from co_tui.shims.openai_stream_text import install_linear_stream_text
 
     install_linear_stream_text()
     provider = ValidatingOpenAIProvider(base_url=base_url, api_key=api_key)

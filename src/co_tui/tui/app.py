@@ -38,8 +38,8 @@ from textual.worker import Worker
 from co_tui.paths import user_data_dir
 from co_tui.pricing import format_cost
 from co_tui.safety.signals import StopSignals, exit_code_for
+from co_tui.shims.textual_layout_echo import install_single_layout_pass
 from co_tui.tui.idle_gc import IdleCollector
-from co_tui.tui.layout_echo import install_single_layout_pass
 from co_tui.tui.messages import (
     CancelRequested,
     CommandOutput,

@@ -29,8 +29,8 @@ from openai._models import BaseModel as OpenAIModel
 from openai._types import ModelBuilderProtocol
 from pydantic_ai.providers.openai import OpenAIProvider
 
-from co_tui.llm.openai_sse import CoalescingSSEDecoder
-from co_tui.llm.openai_transform import install_union_shortcut
+from co_tui.shims.openai_sse import CoalescingSSEDecoder
+from co_tui.shims.openai_transform import install_union_shortcut
 
 
 @cache
@@ -42,7 +42,7 @@ def _validates(cast_to: type) -> bool:
 
 class ValidatingOpenAI(AsyncOpenAI):
     """An AsyncOpenAI that validates well-formed responses instead of constructing them, and
-    reads a stream's text chunks that arrive together as one (co_tui/llm/openai_sse.py)."""
+    reads a stream's text chunks that arrive together as one (co_tui/shims/openai_sse.py)."""
 
     def _make_sse_decoder(self) -> CoalescingSSEDecoder:
         return CoalescingSSEDecoder()
@@ -59,7 +59,7 @@ class ValidatingOpenAI(AsyncOpenAI):
 class ValidatingOpenAIProvider(OpenAIProvider):
     """pydantic-ai's OpenAIProvider (its HTTP client and its lifecycle unchanged) with a
     ValidatingOpenAI client. Its requests' bodies take the SDK's transform with the union
-    shortcut (co_tui/llm/openai_transform.py)."""
+    shortcut (co_tui/shims/openai_transform.py)."""
 
     def _create_openai_client(
         self,

@@ -24,7 +24,7 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.agent import AgentBundle, build_agent
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.deps import CoDeps, create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.session import ChatSession

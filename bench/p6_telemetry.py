@@ -58,7 +58,7 @@ async def _turn_overhead(tmp: Path) -> tuple[float, float, float, int]:
     load hits both alike; each starts a fresh conversation. The export runs in the background
     after a turn: its cost is measured apart (the flush at shutdown), not as turn latency."""
     from co_tui.agent import build_agent
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
     from co_tui.deps import create_deps
     from co_tui.protocol.recording import RecordingFrontend
     from co_tui.sandbox import SandboxChoice, SubprocessSandbox
@@ -110,7 +110,7 @@ async def _turn_overhead(tmp: Path) -> tuple[float, float, float, int]:
 
 # -- 2. a burst of spans -----------------------------------------------------------------
 def _burst(tmp: Path, max_queue_size: int | None) -> tuple[int, float]:
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
     from co_tui.telemetry import create_telemetry
 
     db = tmp / f"burst-{max_queue_size}.db"

@@ -32,7 +32,7 @@ from pydantic_ai.models.function import (
 )
 
 from co_tui.agent import build_agent
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.deps import create_deps
 from co_tui.history import approx_tokens, current_turn_start
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox

@@ -18,11 +18,11 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, Use
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
 
 from co_tui.agent import AgentBundle, build_agent
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
+from co_tui.config.trust.project_files import ProjectView
 from co_tui.deps import CoDeps, create_deps
 from co_tui.history import is_summary
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
-from co_tui.trust.project_files import ProjectView
 
 
 @dataclass(frozen=True)

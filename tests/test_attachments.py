@@ -20,7 +20,7 @@ from co_tui.attachments import (
     vault_notes,
     workspace_files,
 )
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.deps import create_deps
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox

@@ -81,7 +81,7 @@ def test_compaction_that_saves_nothing_says_so() -> None:
 async def test_an_openai_compatible_server_lists_its_models() -> None:
     from pydantic import SecretStr
 
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
     from co_tui.model_list import ModelListUnavailable, list_models
     from tests.servers.models_fake import ModelsServer
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.config import SettingsError
-from co_tui.paths import user_settings_path
-from co_tui.trust import load_settings
+from co_tui.config.paths import user_settings_path
+from co_tui.config.settings import SettingsError
+from co_tui.config.trust import load_settings
 from tests.file_access import give_away, restricted
 
 CLI = [str(Path(sys.executable).parent / "co-tui")]
@@ -110,7 +110,7 @@ def test_project_layer_widens_nothing_until_the_project_is_trusted(tmp_path: Pat
     project = {"auto_confirm": True, "shell_safe_commands": ["ls", "rm"], "tool_retries": 1}
     write(tmp_path / ".co-tui" / "settings.json", project)
     s = load_settings(tmp_path, env={})
-    assert s.auto_confirm is False  # widens: held back (co_tui.trust)
+    assert s.auto_confirm is False  # widens: held back (co_tui.config.trust)
     assert s.shell_safe_commands == ["ls"]  # rm held back, dropping cat narrows: applies
     assert s.tool_retries == 1  # widens nothing: applies
     write(tmp_path / ".co-tui" / "settings.json", {"max_request_limit": 500})

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from co_tui import commands
+from co_tui.config.trust.project_files import ProjectView, read_project_files
 from co_tui.custom_commands import MAX_BYTES, Loaded, load, parse
-from co_tui.trust.project_files import ProjectView, read_project_files
 
 
 def folders(tmp_path: Path) -> tuple[Path, Path, Path]:

@@ -11,7 +11,7 @@ from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.usage import RequestUsage
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.pricing import UsageTotals, context_window, format_cost, format_window
 
 

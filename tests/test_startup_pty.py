@@ -40,7 +40,7 @@ def test_the_first_frame_comes_before_the_settings_machinery(
     loaded = [name.decode() for name in IMPORT_LOG_LINE.findall(before_the_frame)]
     assert "textual.app" in loaded and "co_tui.tui.app" in loaded
     assert not [name for name in loaded if name.split(".")[0].startswith("pydantic")]
-    assert "co_tui.config" not in loaded
+    assert "co_tui.config.settings" not in loaded
     # Nor the session and its turn events: the screen has no session to show yet.
     assert "co_tui.session" not in loaded
     assert "co_tui.protocol.events" not in loaded

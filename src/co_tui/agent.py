@@ -14,7 +14,7 @@ from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.context_window import SendWindow
 from co_tui.deps import CoDeps
 from co_tui.llm import ResolvedModel, resolve_model

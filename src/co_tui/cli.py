@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from co_tui import __version__
-from co_tui.config import Settings, SettingsError
+from co_tui.config.settings import Settings, SettingsError
 from co_tui.safety.visible import json_text, visible
 from co_tui.sandbox.build import sandbox_app
 
 if TYPE_CHECKING:
+    from co_tui.config.trust import LoadedSettings
     from co_tui.headless import HeadlessFrontend
     from co_tui.session import ChatSession
-    from co_tui.trust import LoadedSettings
 
 app = typer.Typer(
     add_completion=False,
@@ -57,7 +57,7 @@ def print_as_is(text: str) -> None:
 
 
 def settings_or_exit(overrides: dict[str, Any] | None = None) -> Settings:
-    from co_tui.trust import load_settings
+    from co_tui.config.trust import load_settings
 
     try:
         return load_settings(Path.cwd(), overrides=overrides)
@@ -68,7 +68,7 @@ def settings_or_exit(overrides: dict[str, Any] | None = None) -> Settings:
 def loaded_or_exit(overrides: dict[str, Any], trust_project: bool) -> LoadedSettings:
     """Settings with what the project would widen, if the user trusts it (`--trust-project`
     trusts it for this run and stores that)."""
-    from co_tui.trust import load_project_settings
+    from co_tui.config.trust import load_project_settings
 
     try:
         loaded = load_project_settings(Path.cwd(), overrides=overrides, trust_project=trust_project)
@@ -166,7 +166,7 @@ def main_callback(
             )
         if prompt == "-":
             prompt = sys.stdin.read()
-        from co_tui.trust import untrusted_notice
+        from co_tui.config.trust import untrusted_notice
 
         loaded = loaded_or_exit(overrides, trust_project)
         if notice := untrusted_notice(loaded.project):  # one line; the run goes on without it
@@ -338,8 +338,8 @@ def trust(
 ) -> None:
     """Trust this project's files for co-tui: its settings, instructions, commands and skills
     (the decision is stored for these exact files; a change asks again)."""
-    from co_tui.trust import load_project_settings
-    from co_tui.trust.project import trust_summary
+    from co_tui.config.trust import load_project_settings
+    from co_tui.config.trust.project import trust_summary
 
     try:
         project = load_project_settings(Path.cwd()).project

@@ -33,7 +33,7 @@ from co_tui.telemetry.tracing import traced_command
 
 if TYPE_CHECKING:
     from co_tui.agent import AgentBundle
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
     from co_tui.custom_commands import CustomCommand
     from co_tui.deps import CoDeps
 

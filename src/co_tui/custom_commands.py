@@ -14,7 +14,7 @@ the completion hint and the palette:
 Read like any file that widens what co-tui does (a co_tui.safety.safe_read `Folder`): only inside
 its folder, never through a symbolic link, never a file over `MAX_BYTES`. A project's
 commands load only once the user trusts the project, from its files as read for that
-decision (co_tui.trust.ProjectView); a user's command with the same name wins over the
+decision (co_tui.config.trust.ProjectView); a user's command with the same name wins over the
 project's, and a built-in command always wins over both. What is skipped, and why, comes
 back as problems for the front to show once.
 """
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
+from co_tui.config.paths import PROJECT_DIR_NAME, user_config_dir
+from co_tui.config.trust.project_files import ProjectView
 from co_tui.safety.safe_read import DiskFolder, Folder, NotFound, ReadRefused
-from co_tui.trust.project_files import ProjectView
 
 FOLDER = "commands"
 SUFFIX = ".md"

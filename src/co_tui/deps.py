@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from co_tui.compaction import ContextWindow
-from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
-from co_tui.endpoints import GoogleEndpoints, SlackEndpoints
+from co_tui.config.endpoints import GoogleEndpoints, SlackEndpoints
+from co_tui.config.settings import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.google_auth import GoogleSession
 from co_tui.memory.config import MemoryConfig
 from co_tui.permissions.ruleset import PermissionRules
@@ -26,11 +26,11 @@ from co_tui.tools.retry import RetryPolicy
 from co_tui.web.config import WebConfig
 
 if TYPE_CHECKING:
+    from co_tui.config.trust.project_files import ProjectView
     from co_tui.knowledge.notes_index import NotesIndex
     from co_tui.mcp import MCPConnection
     from co_tui.prompts.assembly import PromptPiece
     from co_tui.protocol.frontend import FrontendProtocol
-    from co_tui.trust.project_files import ProjectView
 
 
 def new_session_id() -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from co_tui.trust import LoadedSettings
+    from co_tui.config.trust import LoadedSettings
 
 EXIT_ERROR = 1
 
@@ -50,8 +50,8 @@ def load_settings_here() -> LoadedSettings:
     """The settings for the working directory, and their files made private: what the app
     loads right after its first frame, where pydantic and the settings sources no longer
     delay it. Raises SettingsError."""
+    from co_tui.config.trust import load_project_settings
     from co_tui.safety.private_files import protect_data_at_rest
-    from co_tui.trust import load_project_settings
 
     loaded = load_project_settings(Path.cwd())
     protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered

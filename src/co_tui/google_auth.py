@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from co_tui.config import Settings
-from co_tui.endpoints import GOOGLE_TOKEN_URI
-from co_tui.paths import user_config_dir
+from co_tui.config.endpoints import GOOGLE_TOKEN_URI
+from co_tui.config.paths import user_config_dir
+from co_tui.config.settings import Settings
 
 if TYPE_CHECKING:
     from co_tui.deps import CoDeps

@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, WrapperToolset
 
-from co_tui.config import MCPServerConfig, Settings
-from co_tui.paths import user_data_dir
+from co_tui.config.paths import user_data_dir
+from co_tui.config.settings import MCPServerConfig, Settings
 from co_tui.protocol.tool_spec import ToolSpec, mcp_tool_spec
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
 
 TIMEOUT_S = 5.0
 

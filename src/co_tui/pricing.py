@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
 
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
 
 OPENAI_HOST = "api.openai.com"
 

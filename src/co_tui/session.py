@@ -31,12 +31,12 @@ if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after th
     from pydantic_ai.messages import ModelMessage, TextContent
 
     from co_tui.agent import AgentBundle
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
+    from co_tui.config.trust import ProjectView
     from co_tui.deps import CoDeps
     from co_tui.mcp import MCPConnection
     from co_tui.orchestrator.turn import TurnResult
     from co_tui.sessions import LoadedSession, SessionRecorder, SessionStore
-    from co_tui.trust import ProjectView
 
 
 class SessionNotReady(RuntimeError):
@@ -164,7 +164,7 @@ class ChatSession:
         """The project's files, trusted as the user decided, when no front gave them (read
         once; None when the workspace ships nothing for co-tui). Blocking."""
         if self.project is None:
-            from co_tui.trust import stored_view
+            from co_tui.config.trust import stored_view
 
             self.project = stored_view(self.workspace)
         return self.project

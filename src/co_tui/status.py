@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Literal
 
 from co_tui import __version__
-from co_tui.config import Settings, SettingsError
+from co_tui.config.paths import project_settings_path, user_data_dir, user_settings_path
+from co_tui.config.settings import Settings, SettingsError
 from co_tui.llm.providers import ProviderError, configured_provider, resolve_model
-from co_tui.paths import project_settings_path, user_data_dir, user_settings_path
 from co_tui.sandbox import SandboxChoice, SandboxUnavailable
 
 State = Literal["ok", "warn", "error", "off"]
@@ -93,8 +93,13 @@ def integration_rows(settings: Settings) -> list[StatusRow]:
 
 def project_trust_rows(cwd: Path) -> list[StatusRow]:
     """Whether the project's files apply in full (from the stored decision)."""
+    from co_tui.config.trust import (
+        HOW_TO_TRUST,
+        NOT_TRUSTED,
+        load_project_settings,
+        what_it_would_do,
+    )
     from co_tui.safety.visible import visible
-    from co_tui.trust import HOW_TO_TRUST, NOT_TRUSTED, load_project_settings, what_it_would_do
 
     try:
         project = load_project_settings(cwd).project

@@ -13,7 +13,7 @@ from co_tui.status import integration_rows
 
 if TYPE_CHECKING:
     from co_tui.agent import AgentBundle
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
 
 # The module a built-in tool lives in -> the integration row of co_tui.status it needs.
 _INTEGRATION_OF_MODULE = {

@@ -22,7 +22,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from co_tui.cli import app
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.evals.command import EvalOptions, run_eval
 
 CASES = [

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from pydantic_ai import RunContext
 
-from co_tui.config import Settings
+from co_tui.config.endpoints import GoogleEndpoints
+from co_tui.config.settings import Settings
 from co_tui.deps import CoDeps
-from co_tui.endpoints import GoogleEndpoints
 from co_tui.google_auth import integration_state, token_path
 from co_tui.status import integration_rows
 from co_tui.tools.google_calendar import list_calendar_events

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.google_auth import sign_in_command, token_path
 from tests.servers.google_fake import FakeGoogle
 

@@ -10,7 +10,7 @@ from pydantic_ai import RunContext
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.usage import RunUsage
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.deps import CoDeps
 from tests.helpers import make_deps
 

@@ -9,11 +9,11 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.config import Settings
+from co_tui.config.paths import user_data_dir
+from co_tui.config.settings import Settings
 from co_tui.memory.config import MemoryConfig
 from co_tui.memory.lifecycle import save_memory_entry
 from co_tui.memory.store import MemoryStore
-from co_tui.paths import user_data_dir
 from co_tui.tools.memory import forget_memory, list_memories, recall_memory, save_memory
 from tests.helpers import make_deps
 from tests.knowledge.conftest import ctx_for

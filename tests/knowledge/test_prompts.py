@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from co_tui.config import Settings
-from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
+from co_tui.config.paths import PROJECT_DIR_NAME, user_config_dir
+from co_tui.config.settings import Settings
+from co_tui.config.trust.project_files import ProjectView, read_project_files
 from co_tui.prompts import assemble_prompt, get_system_prompt
 from co_tui.prompts.assembly import available_personalities
 from co_tui.prompts.tiers import model_tier, parameter_billions
-from co_tui.trust.project_files import ProjectView, read_project_files
 
 
 def put(path: Path, text: str) -> Path:

@@ -16,7 +16,7 @@ from pydantic import SecretStr
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponseStreamEvent
 from pydantic_ai.models import ModelRequestParameters, StreamedResponse
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.llm import local, local_server, resolve_model
 from tests.helpers import engine_unavailable
 from tests.servers.fake_openai import serve, text

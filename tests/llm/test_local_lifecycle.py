@@ -26,7 +26,7 @@ pytestmark = pytest.mark.llm
 CHILD = """
 import asyncio, signal, sys, threading, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.llm import local, local_server
 start = lambda: asyncio.run(local_server.ensure_started(local.local_spec(Settings())))
 if sys.argv[1] == "thread":

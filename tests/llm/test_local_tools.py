@@ -14,7 +14,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.llm import ProviderError, local, local_tools
 
 

@@ -31,7 +31,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.tools import ToolDefinition
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.llm import resolve_model
 from co_tui.shims.openai_transform import NOT_PLAIN, install_union_shortcut, plain_copy, unmarked
 from tests.servers.fake_openai import serve, text

@@ -14,7 +14,7 @@ import pytest
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.agent import AgentBundle, build_agent, builtin_tool_specs
-from co_tui.config import Settings, WebPolicy
+from co_tui.config.settings import Settings, WebPolicy
 from co_tui.evals.runner import tool_definitions
 from co_tui.mcp import (
     MCPConnection,

@@ -18,7 +18,7 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 from co_tui.agent import build_agent
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.deps import create_deps
 from co_tui.headless import HeadlessFrontend
 from co_tui.llm.providers import provider_timeout

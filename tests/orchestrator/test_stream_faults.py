@@ -17,7 +17,7 @@ from pydantic_ai import DeferredToolRequests
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 
 from co_tui.agent import build_agent
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.orchestrator.turn import TurnResult, run_turn
 from co_tui.protocol import events as ev
 from co_tui.protocol.recording import RecordingFrontend

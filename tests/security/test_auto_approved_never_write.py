@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
+from co_tui.config.settings import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.deps import create_deps
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend

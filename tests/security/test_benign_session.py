@@ -21,13 +21,13 @@ import pytest
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 from co_tui.agent import build_agent
+from co_tui.config.paths import user_config_dir
+from co_tui.config.trust import load_project_settings
 from co_tui.memory.config import memories_dir
 from co_tui.memory.store import MemoryStore
-from co_tui.paths import user_config_dir
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session import ChatSession
-from co_tui.trust import load_project_settings
 from tests.web.server import BRAVE_KEY, WebServer
 
 BEFORE_CHANGE = 4  # dialogs at e4bf4f9

@@ -32,10 +32,10 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 from co_tui.agent import build_agent
-from co_tui.paths import user_config_dir
+from co_tui.config.paths import user_config_dir
+from co_tui.config.trust import load_project_settings
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session import ChatSession
-from co_tui.trust import load_project_settings
 from tests.sizes import examples
 from tests.web.server import BRAVE_KEY, WebServer
 

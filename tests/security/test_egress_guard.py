@@ -34,7 +34,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from co_tui.agent import build_agent
-from co_tui.config import Permissions, Settings
+from co_tui.config.settings import Permissions, Settings
 from co_tui.history import SUMMARY_PREFIX
 from co_tui.mcp import attach_mcp, connect_mcp_servers
 from co_tui.orchestrator.carried import find_carried, overlaps

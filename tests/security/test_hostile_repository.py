@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from co_tui.config.paths import user_config_dir, user_settings_path
 from co_tui.memory.config import memories_dir
 from co_tui.memory.store import MemoryStore
-from co_tui.paths import user_config_dir, user_settings_path
 from co_tui.telemetry.store import default_db_path
 from tests.security.hostile import HOSTILE_SETTINGS, build_hostile_project, tree_digest
 from tests.servers.fake_openai import serve, text, tool_call

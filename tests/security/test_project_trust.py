@@ -25,16 +25,16 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from rich.console import Console
 
 from co_tui.agent import build_agent
-from co_tui.config import DEFAULT_SAFE_COMMANDS, Settings
+from co_tui.config.paths import user_settings_path
+from co_tui.config.settings import DEFAULT_SAFE_COMMANDS, Settings
+from co_tui.config.trust import LoadedSettings, load_project_settings
+from co_tui.config.trust.allowlist import UNTRUSTED_MAY_SET, review_project_settings
+from co_tui.config.trust.store import TrustStore, trust_store_path
+from co_tui.config.trust.widening import HELD_WORDING, memory_bytes, permissions
 from co_tui.deps import create_deps
 from co_tui.entry import load_settings_here
-from co_tui.paths import user_settings_path
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.status import project_trust_rows
-from co_tui.trust import LoadedSettings, load_project_settings
-from co_tui.trust.allowlist import UNTRUSTED_MAY_SET, review_project_settings
-from co_tui.trust.store import TrustStore, trust_store_path
-from co_tui.trust.widening import HELD_WORDING, memory_bytes, permissions
 from co_tui.tui.app import CoApp
 from co_tui.tui.screens.trust import TrustScreen
 from co_tui.tui.widgets.items import Note, RenderedItem

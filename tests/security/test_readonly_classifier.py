@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from co_tui.config import DEFAULT_SAFE_COMMANDS
+from co_tui.config.settings import DEFAULT_SAFE_COMMANDS
 from co_tui.orchestrator.readonly import ReadOnlyVerdict, classify_read_only
 from tests.sizes import examples
 

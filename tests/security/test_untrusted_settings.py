@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, SecretStr
 
-from co_tui.config import MCPServerConfig, Permissions, Settings, WebPolicy
-from co_tui.paths import user_settings_path
+from co_tui.config.paths import user_settings_path
+from co_tui.config.settings import MCPServerConfig, Permissions, Settings, WebPolicy
+from co_tui.config.trust import load_project_settings
 from co_tui.sandbox.docker import docker_memory_bytes
-from co_tui.trust import load_project_settings
 from tests.sizes import examples
 
 RANK = {"deny": 0, "ask": 1, "allow": 2}
@@ -210,7 +210,7 @@ def test_nothing_an_untrusted_project_sets_widens_anything(
 
 
 def test_every_setting_an_untrusted_project_may_set_is_stated() -> None:
-    from co_tui.trust.allowlist import UNTRUSTED_MAY_SET
+    from co_tui.config.trust.allowlist import UNTRUSTED_MAY_SET
 
     assert sorted(set(UNTRUSTED_MAY_SET) - set(NO_WIDER)) == []
     for name, rule in UNTRUSTED_MAY_SET.items():

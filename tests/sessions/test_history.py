@@ -25,7 +25,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui import commands
 from co_tui.agent import build_agent
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.context_window import MARKER_TEXT, window_split
 from co_tui.history import SUMMARY_PREFIX, approx_tokens, is_summary, trim_old_tool_output
 from co_tui.orchestrator.turn import run_turn

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from co_tui.config import Settings
+from co_tui.config.paths import user_config_dir
+from co_tui.config.settings import Settings
+from co_tui.config.trust.project_files import ProjectView, read_project_files
 from co_tui.orchestrator.turn import run_turn
-from co_tui.paths import user_config_dir
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.skills import (
     SHIPPED_DIR,
@@ -15,7 +16,6 @@ from co_tui.skills import (
     list_skills_display,
     skills_prompt_section,
 )
-from co_tui.trust.project_files import ProjectView, read_project_files
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.telemetry import Telemetry, setup_telemetry, shutdown_telemetry
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.telemetry import default_db_path, setup_telemetry, shutdown_telemetry
 from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.screens.spans import SpanScreen

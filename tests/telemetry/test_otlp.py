@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.telemetry import setup_telemetry, shutdown_telemetry
 
 SECRET = "sk-" + "Q" * 40

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend

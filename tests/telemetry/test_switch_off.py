@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from co_tui.config import Settings
+from co_tui.config.paths import user_data_dir
+from co_tui.config.settings import Settings
 from co_tui.orchestrator.turn import run_turn
-from co_tui.paths import user_data_dir
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.telemetry import active_telemetry, default_db_path, setup_telemetry

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from tests.helpers import Call, ScriptedModel
 from tests.tui.helpers import SIZE, make_app, settle
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.style import Style
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.protocol.frontend import ApprovalDecision, ApprovalRecord, ApprovalRequest
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.decision import approval_line

@@ -16,7 +16,7 @@ from pydantic_ai.usage import RequestUsage
 from textual.css.stylesheet import Stylesheet
 
 from co_tui.agent import build_agent
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.sessions import SessionStore

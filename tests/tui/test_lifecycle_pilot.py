@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from co_tui.paths import user_data_dir
+from co_tui.config.paths import user_data_dir
 from co_tui.sessions import SessionStore
 from co_tui.tui.launch import resume_hint
 from co_tui.tui.screens.confirm import ConfirmScreen
@@ -95,7 +95,7 @@ async def test_after_exit_a_session_with_turns_names_how_to_come_back(tmp_path: 
 
 QUIT_BEFORE_THE_SESSION_LOADED = """
 import sys
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.session import ChatSession
 from co_tui.tui.launch import resume_hint
 print(resume_hint(ChatSession(Settings(), record=False)))

@@ -14,7 +14,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall
 from textual._context import active_message_pump
 from textual.message import Message
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.tui.app import CoApp
 from co_tui.tui.messages import ApprovalAsked, SessionEvent, ShowEvent, Submitted
 from co_tui.tui.screens.chat import ChatScreen

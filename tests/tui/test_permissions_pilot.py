@@ -14,7 +14,7 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall
 from rich.console import Console
 
-from co_tui.config import Permissions, Settings
+from co_tui.config.settings import Permissions, Settings
 from co_tui.permissions.store import ProjectRuleStore
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.items import Note, RenderedItem

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.sessions import SessionStore
 from co_tui.tui.app import CoApp
 from tests.helpers import processes_in

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.protocol import events as ev
 from tests.tui.helpers import (
     approval_dialog,

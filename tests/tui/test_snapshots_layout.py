@@ -12,7 +12,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.protocol import events as ev
 from tests.tui.helpers import (
     approval_dialog,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from co_tui.paths import user_data_dir
+from co_tui.config.paths import user_data_dir
 from co_tui.tui.screens.confirm import ConfirmScreen
 from co_tui.tui.screens.sessions import SessionsScreen
 from co_tui.tui.widgets.welcome import remember_launch

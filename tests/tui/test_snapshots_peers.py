@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from tests.tui.helpers import make_app, picker_settled, text_stream
 
 SIZE = (100, 30)

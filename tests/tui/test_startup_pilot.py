@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.config import SettingsError
+from co_tui.config.paths import user_data_dir
+from co_tui.config.settings import SettingsError
+from co_tui.config.trust import LoadedSettings
 from co_tui.entry import load_settings_here
-from co_tui.paths import user_data_dir
-from co_tui.trust import LoadedSettings
 from co_tui.tui.app import CoApp
 from co_tui.tui.theme_memory import THEME_FILE, remember_theme, remembered_theme
 from tests.servers.fake_openai import serve, text

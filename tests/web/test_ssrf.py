@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.web.config import WebConfig
 from co_tui.web.fetch import fetch_page
 from co_tui.web.ssrf import FetchRefused, address_problem, host_matches

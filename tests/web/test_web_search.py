@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from tests.web.conftest import tool_turn
 from tests.web.server import BRAVE_KEY, WebServer
 

@@ -13,7 +13,7 @@ from pydantic_ai.models import Model
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from co_tui.config import Settings, WebPolicy
+from co_tui.config.settings import Settings, WebPolicy
 from co_tui.evals.baseline import (
     DEFAULT_MAX_DEGRADATION,
     file_stem,

@@ -18,9 +18,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from co_tui.config.paths import user_data_dir
 from co_tui.knowledge.note_parse import note_tags, tag_matches
 from co_tui.knowledge.vault_watch import VaultWatcher
-from co_tui.paths import user_data_dir
 from co_tui.safety.private_files import open_private_db
 from co_tui.safety.safe_read import ReadRefused, read_text_within, walk_within
 

@@ -42,7 +42,7 @@ from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.llm import local_tools
 from co_tui.llm.local_route import Router
 from co_tui.llm.local_server import (

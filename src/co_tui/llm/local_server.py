@@ -29,7 +29,7 @@ from types import FrameType
 
 import httpx
 
-from co_tui.paths import user_data_dir
+from co_tui.config.paths import user_data_dir
 from co_tui.safety.private_files import open_private
 
 HOST = "127.0.0.1"

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.llm.resolved import (
     NO_SDK_RETRIES,
     STREAMS_MUST_FINISH,

@@ -1,5 +1,5 @@
 """Long-term memories: one Markdown file per memory, deduplicated and decayed on save.
 
-config.py (MemoryConfig), store.py (files), lifecycle.py (save: dedup + decay),
+config/settings.py (MemoryConfig), store.py (files), lifecycle.py (save: dedup + decay),
 recall.py (ranking). Kept import-light: import the submodule you need.
 """

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from co_tui.paths import user_data_dir
+from co_tui.config.paths import user_data_dir
 
 if TYPE_CHECKING:
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
 
 
 def memories_dir() -> Path:

@@ -9,6 +9,6 @@
   config directory (never in the workspace), mode 0600.
 - suggest.py: the rule for exactly one call, offered in the dialog.
 
-Nothing here is imported by this package itself: config.py imports rules.py for validation,
-and store.py imports config.py.
+Nothing here is imported by this package itself: config/settings.py imports rules.py for validation,
+and store.py imports config/settings.py.
 """

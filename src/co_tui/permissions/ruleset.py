@@ -18,7 +18,7 @@ from co_tui.permissions.rules import Rule, RuleError, parse_rule
 from co_tui.permissions.store import ProjectRuleStore, SavedRules, StoreError
 
 if TYPE_CHECKING:
-    from co_tui.config import Permissions
+    from co_tui.config.settings import Permissions
 
 Action = Literal["allow", "ask", "deny"]
 Origin = Literal["settings", "saved"]

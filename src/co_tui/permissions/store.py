@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from co_tui.paths import user_config_dir
+from co_tui.config.paths import user_config_dir
 
 STORE_DIR_NAME = "permissions"
 

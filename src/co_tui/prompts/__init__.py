@@ -12,9 +12,9 @@ from co_tui.prompts.assembly import PromptAssembly, PromptPiece, PromptSection, 
 if TYPE_CHECKING:
     from pydantic_ai import RunContext
 
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
+    from co_tui.config.trust.project_files import ProjectView
     from co_tui.deps import CoDeps
-    from co_tui.trust.project_files import ProjectView
 
 __all__ = [
     "PromptAssembly",

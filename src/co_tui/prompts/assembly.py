@@ -8,7 +8,7 @@
 
 The user's files are read only from inside user_config_dir() and never through a symbolic
 link (see co_tui.safety.safe_read); the project's come from the bytes read once for the trust
-decision (co_tui.trust.ProjectView). A refused file is left out with a warning naming it and
+decision (co_tui.config.trust.ProjectView). A refused file is left out with a warning naming it and
 why. Each is wrapped in tags naming its origin; a project the user has not trusted is
 fenced as untrusted text instead, and the precedence note says it is data. Each file is also
 a `PromptPiece` with its origin, for the egress guard: the user's knowledge is private, an
@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from co_tui.config import Settings
+from co_tui.config.paths import PROJECT_DIR_NAME, user_config_dir
+from co_tui.config.settings import Settings
+from co_tui.config.trust.project_files import ProjectView
 from co_tui.orchestrator.fence_text import fence
-from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
 from co_tui.prompts.model_quirks import quirks_for
 from co_tui.prompts.tiers import TIER_FULL, TIER_MID, TIER_TINY, model_tier
 from co_tui.protocol.tool_spec import Origin, OriginKind
 from co_tui.safety.safe_read import DiskFolder, Folder, NotFound, ReadRefused
-from co_tui.trust.project_files import ProjectView
 
 DEFAULT_PERSONALITY = "finch"
 # Characters, per tier: tiny local models have ~4k-token contexts.

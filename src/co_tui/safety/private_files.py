@@ -18,12 +18,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from co_tui.paths import user_config_dir, user_data_dir
+from co_tui.config.paths import user_config_dir, user_data_dir
 
 if TYPE_CHECKING:
     import sqlite3  # imported when a database is opened: not needed for the first frame
 
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
 
 DIR_MODE = 0o700  # also what the XDG base directory spec asks of folders it creates
 FILE_MODE = 0o600

@@ -286,7 +286,7 @@ def _next_folder(stack: list[tuple[int, str, Iterator[str]]]) -> tuple[int, str]
 
 class Folder(Protocol):
     """A root to read files from: the disk through the functions above (`DiskFolder`), or
-    the bytes of a project read once (co_tui.trust.project_files.ProjectFiles)."""
+    the bytes of a project read once (co_tui.config.trust.project_files.ProjectFiles)."""
 
     @property
     def root(self) -> Path: ...

@@ -95,8 +95,8 @@ def build_command(
 ) -> None:
     """Build the sandbox image co-tui runs shell commands in."""
     if tag is None:
-        from co_tui.config import SettingsError
-        from co_tui.trust import load_settings
+        from co_tui.config.settings import SettingsError
+        from co_tui.config.trust import load_settings
 
         try:
             tag = load_settings(Path.cwd()).docker_image

@@ -5,7 +5,7 @@ Found in three places, later ones overriding earlier ones by name:
 1. shipped: the skill folders inside this package
 2. user: user_config_dir()/skills/<skill>/SKILL.md
 3. project: the project's .co-tui/skills/<skill>/SKILL.md, only in a project the user
-   trusts, from its files as read for that decision (co_tui.trust.ProjectView)
+   trusts, from its files as read for that decision (co_tui.config.trust.ProjectView)
 
 The system prompt lists names and descriptions only (`skills_prompt_section`); the model
 calls `load_skill(name)` for the body when a task needs it. A malformed SKILL.md becomes a
@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from co_tui.paths import PROJECT_DIR_NAME, user_config_dir
+from co_tui.config.paths import PROJECT_DIR_NAME, user_config_dir
+from co_tui.config.trust.project_files import ProjectView
 from co_tui.safety.safe_read import LINK, DiskFolder, Folder, NotFound, ReadRefused
-from co_tui.trust.project_files import ProjectView
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 256_000

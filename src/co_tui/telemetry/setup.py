@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from co_tui.config import Settings
+from co_tui.config.settings import Settings
 from co_tui.telemetry.store import default_db_path
 
 if TYPE_CHECKING:

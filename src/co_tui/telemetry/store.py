@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from co_tui.paths import user_data_dir
+from co_tui.config.paths import user_data_dir
 from co_tui.safety.private_files import open_private_db
 
 DB_NAME = "co-tui.db"

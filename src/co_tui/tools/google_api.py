@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 
 from pydantic_ai import RunContext
 
+from co_tui.config.endpoints import GoogleApi
 from co_tui.deps import CoDeps
-from co_tui.endpoints import GoogleApi
 from co_tui.google_auth import (
     SETUP_HINT,
     GoogleAuthError,

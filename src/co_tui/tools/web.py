@@ -35,7 +35,7 @@ from co_tui.web.text import html_to_markdown, tidy, truncate
 if TYPE_CHECKING:
     from pydantic_ai.tools import ToolDefinition
 
-    from co_tui.config import WebPolicy
+    from co_tui.config.settings import WebPolicy
 
 MAX_COUNT = 20  # Brave's limit per request
 HOW_TO_CONFIGURE = (

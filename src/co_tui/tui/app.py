@@ -14,7 +14,7 @@ session is made; keys typed meanwhile are echoed at once, and what is sent waits
 settings error ends the app with exit code 2 and its message (`settings_error`). The agent
 (pydantic-ai, provider SDKs) and the sandbox are built in a worker after that. Tests give
 settings, and may inject `bundle` and `deps`. In a project whose settings would widen what
-co-tui may do (co_tui.trust), that worker first asks whether to trust it (once per settings
+co-tui may do (co_tui.config.trust), that worker first asks whether to trust it (once per settings
 file), before anything those settings would start.
 
 SIGTERM and SIGHUP (the terminal closed) cancel the running turn as Ctrl+C does, then the
@@ -35,7 +35,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.worker import Worker
 
-from co_tui.paths import user_data_dir
+from co_tui.config.paths import user_data_dir
 from co_tui.pricing import format_cost
 from co_tui.safety.signals import StopSignals, exit_code_for
 from co_tui.shims.textual_layout_echo import install_single_layout_pass
@@ -66,11 +66,11 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from co_tui.agent import AgentBundle
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
+    from co_tui.config.trust import LoadedSettings, ProjectTrust, ProjectView
     from co_tui.deps import CoDeps
     from co_tui.session import ChatSession
     from co_tui.sessions import LoadedSession, SessionStore
-    from co_tui.trust import LoadedSettings, ProjectTrust, ProjectView
     from co_tui.tui.frontend import TuiFrontend
 
     # How co-tui loads its settings (with the project they come from); raises SettingsError.
@@ -249,7 +249,7 @@ class CoApp(App[None]):
         try:
             loaded = await asyncio.to_thread(load)
         except Exception as exc:
-            from co_tui.config import SettingsError  # loaded by now, by `load`
+            from co_tui.config.settings import SettingsError  # loaded by now, by `load`
 
             if not isinstance(exc, SettingsError):
                 raise
@@ -346,7 +346,7 @@ class CoApp(App[None]):
         """Ask about a project the user has not decided on for these exact files (the
         answer is stored); trusted, it applies in full, else without what waits for trust
         (nothing of it starts; its instructions are read as untrusted text)."""
-        from co_tui.trust import NOT_TRUSTED, what_it_would_do
+        from co_tui.config.trust import NOT_TRUSTED, what_it_would_do
 
         project = self.project
         if project is None:
@@ -421,7 +421,7 @@ class CoApp(App[None]):
         if self._session is None:  # the first frame: the settings load right after it
             chat.sandbox = chat.isolation = "…"
             return
-        from co_tui.trust import NOT_TRUSTED
+        from co_tui.config.trust import NOT_TRUSTED
 
         deps = self.session.deps
         untrusted = self.project is not None and not self.project.trusted
@@ -682,7 +682,7 @@ class CoApp(App[None]):
         """/trust: the project's files read again and shown in the trust dialog; the answer
         is stored. Trusted, its instructions, commands and skills apply at once; its settings
         (they choose the sandbox, the servers, the providers) from the next start."""
-        from co_tui.trust import load_project_settings
+        from co_tui.config.trust import load_project_settings
 
         root = self.project.root if self.project is not None else self.session.workspace
         loaded = await asyncio.to_thread(load_project_settings, root)

@@ -6,8 +6,8 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from co_tui.config.trust import LoadedSettings
     from co_tui.session import ChatSession
-    from co_tui.trust import LoadedSettings
     from co_tui.tui.app import SettingsLoader
 
 
@@ -17,7 +17,7 @@ def launch_app(
     continue_latest: bool = False,
     resume: str | None = None,
 ) -> int:
-    """`loaded` as every launcher loads them (co_tui.trust.load_project_settings, with the
+    """`loaded` as every launcher loads them (co_tui.config.trust.load_project_settings, with the
     caller's overrides): the settings that apply, and the project the app may ask about; or
     how to load them, which the app does once its first frame is drawn. Returns the exit code
     (128 + n when signal n stopped the app, 2 for settings that could not be loaded)."""

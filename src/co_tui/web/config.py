@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from co_tui.config import Settings
+    from co_tui.config.settings import Settings
 
 Policy = Literal["allow", "ask", "deny"]
 

@@ -1,7 +1,7 @@
 """The project trust modal: what this project would change, the text it would load, and the
 user's call.
 
-Shown at start (and on /trust) in a project that ships files for co-tui (co_tui.trust)
+Shown at start (and on /trust) in a project that ships files for co-tui (co_tui.config.trust)
 about which the user has not decided for these exact files. It lists what waits for trust
 (settings, commands, skills), then the text of every instruction, knowledge, command and
 skill file exactly as it would load (the bytes read for this decision), all scrollable, with
@@ -21,9 +21,9 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from co_tui.trust import ProjectTrust
-from co_tui.trust.project_files import COMMANDS, INSTRUCTIONS, KNOWLEDGE, SKILLS
-from co_tui.trust.widening import Widening
+from co_tui.config.trust import ProjectTrust
+from co_tui.config.trust.project_files import COMMANDS, INSTRUCTIONS, KNOWLEDGE, SKILLS
+from co_tui.config.trust.widening import Widening
 from co_tui.tui.screens.armed import ARM_DELAY_S, ArmedModal, hidden_warning, key_label
 from co_tui.tui.visible_text import hidden_escapes, visible_text
 from co_tui.tui.widgets.keys_footer import KeysFooter

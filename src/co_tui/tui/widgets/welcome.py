@@ -17,7 +17,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from co_tui.paths import user_settings_path
+from co_tui.config.paths import user_settings_path
 from co_tui.safety.private_files import open_private
 
 MARKER_NAME = "welcomed"

@@ -12,9 +12,10 @@ environment variable) it came from, the field, and what was expected. `SettingsE
 one-line message; the CLI prints it and exits. Never a traceback.
 
 `Settings(...)` is the defaults and its keyword arguments: it reads no file and no environment
-variable. The layers come in through `read_layers` and `merge_layers`, which co_tui.trust uses
-(`co_tui.trust.load_settings`): the project layer comes from the working directory, which the
-sandbox can write, and what it would widen applies only once the user trusts the project.
+variable. The layers come in through `read_layers` and `merge_layers`, which
+co_tui.config.trust uses (`co_tui.config.trust.load_settings`): the project layer comes from
+the working directory, which the sandbox can write, and what it would widen applies only once
+the user trusts the project.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from co_tui.paths import project_settings_path, user_settings_path
+from co_tui.config.paths import project_settings_path, user_settings_path
 from co_tui.permissions.rules import RuleError, parse_rule
 from co_tui.safety.safe_read import read_open_file
 
@@ -243,7 +244,8 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Keyword arguments, then the layers `merge_layers` is merging (command line,
         environment, project file, user file), then the defaults. Outside `merge_layers` no
-        file and no environment variable is read: which layers apply is co_tui.trust's call."""
+        file and no environment variable is read: which layers apply is co_tui.config.trust's
+        call."""
         return (init_settings, *_merging.get())
 
     def secret_values(self) -> list[str]:
@@ -494,7 +496,7 @@ def read_layers(
 ) -> list[SettingsLayer]:
     """Every layer that is present, lowest precedence first, each one validated on its own:
     the user's file, the project's (`project_settings`: its bytes as read once, by
-    co_tui.trust, which decides how far it applies), the environment, the command line.
+    co_tui.config.trust, which decides how far it applies), the environment, the command line.
     Raises SettingsError."""
     layers: list[SettingsLayer] = []
     user_file = user_settings_path()

@@ -6,7 +6,7 @@ made the repository, can write. They are read once (project_files.py); the decis
 stored for exactly those bytes, and what loads is what was read.
 
 Until the user trusts the project:
-- of its settings, only what co_tui.trust.allowlist lets an untrusted project change
+- of its settings, only what co_tui.config.trust.allowlist lets an untrusted project change
   applies (what narrows, what is inert); everything else waits, named in the notice;
 - its commands and skills wait;
 - its instructions and knowledge are read as untrusted text: fenced for the model, and
@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from co_tui.config import Settings, SettingsLayer, merge_layers, read_layers
-from co_tui.paths import PROJECT_DIR_NAME, SETTINGS_FILE_NAME
-from co_tui.trust.project_files import (
+from co_tui.config.paths import PROJECT_DIR_NAME, SETTINGS_FILE_NAME
+from co_tui.config.settings import Settings, SettingsLayer, merge_layers, read_layers
+from co_tui.config.trust.project_files import (
     COMMANDS,
     INSTRUCTIONS,
     KNOWLEDGE,
@@ -35,8 +35,8 @@ from co_tui.trust.project_files import (
 )
 
 if TYPE_CHECKING:
-    from co_tui.trust.store import Decision, TrustStore
-    from co_tui.trust.widening import Widening
+    from co_tui.config.trust.store import Decision, TrustStore
+    from co_tui.config.trust.widening import Widening
 
     ProjectDecision = Decision | Literal["undecided"]
 PROJECT_FILE = f"{PROJECT_DIR_NAME}/{SETTINGS_FILE_NAME}"
@@ -83,7 +83,7 @@ class ProjectTrust:
     def remember(self, store: TrustStore | None = None) -> None:
         """Store the decision for these exact files. Raises OSError."""
         if self.decision != "undecided":
-            from co_tui.trust.store import TrustStore
+            from co_tui.config.trust.store import TrustStore
 
             (store or TrustStore()).record(self.root, self.sha256, self.decision)
 
@@ -121,7 +121,7 @@ def _names(files: ProjectFiles, folder: str, suffix: str = "") -> list[str]:
 
 def _file_widenings(files: ProjectFiles) -> list[Widening]:
     """The project's commands and skills: prompts and instructions someone else wrote."""
-    from co_tui.trust.widening import Widening, join_words
+    from co_tui.config.trust.widening import Widening, join_words
 
     found = []
     commands = [f"/{name}" for name in _names(files, COMMANDS, ".md")]
@@ -192,7 +192,7 @@ def load_project_settings(
     texts = _untrusted_texts(files)
     if not widenings and not texts:
         return LoadedSettings(full, None, files, problems)
-    from co_tui.trust.store import TrustStore
+    from co_tui.config.trust.store import TrustStore
 
     root = cwd.resolve()
     stored = (store or TrustStore()).decision(root, files.digest)
@@ -212,7 +212,7 @@ def _review(
     layers: list[SettingsLayer], project: SettingsLayer, full: Settings
 ) -> tuple[list[Widening], Settings]:
     """What of the project's settings waits for trust, and the settings meanwhile."""
-    from co_tui.trust.allowlist import review_project_settings
+    from co_tui.config.trust.allowlist import review_project_settings
 
     others = [layer for layer in layers if layer is not project]
     review = review_project_settings(merge_layers(others), full)
@@ -240,7 +240,7 @@ def load_settings(
 def what_it_would_do(project: ProjectTrust) -> str:
     """'held back: start the MCP server `x`; AGENTS.md read as untrusted text' (values as
     written: show them through co_tui.safety.visible)."""
-    from co_tui.trust.widening import join_words
+    from co_tui.config.trust.widening import join_words
 
     parts = []
     if project.widenings:
@@ -267,7 +267,7 @@ def trust_summary(project: ProjectTrust, *, texts: bool = False) -> list[str]:
 def stored_view(workspace: Path, store: TrustStore | None = None) -> ProjectView | None:
     """The project in `workspace` as a session reads it, trusted as the user decided (for a
     front that did not load the settings itself); None when it ships no files for co-tui."""
-    from co_tui.trust.store import TrustStore
+    from co_tui.config.trust.store import TrustStore
 
     root = workspace.resolve()
     files = read_project_files(root)

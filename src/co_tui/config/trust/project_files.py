@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Literal
 
-from co_tui.paths import PROJECT_DIR_NAME, SETTINGS_FILE_NAME
+from co_tui.config.paths import PROJECT_DIR_NAME, SETTINGS_FILE_NAME
 from co_tui.safety.safe_read import (
     NOT_UTF8,
     Kind,

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from co_tui.config import Settings
-from co_tui.trust.widening import (
+from co_tui.config.settings import Settings
+from co_tui.config.trust.widening import (
     KIND_ORDER,
     Change,
     Check,

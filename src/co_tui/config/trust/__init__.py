@@ -17,7 +17,7 @@ Usage:
     settings = load_settings(Path.cwd())  # the same settings, when the decision does not matter
 """
 
-from co_tui.trust.project import (
+from co_tui.config.trust.project import (
     HOW_TO_TRUST,
     NOT_TRUSTED,
     PROJECT_FILE,
@@ -29,7 +29,7 @@ from co_tui.trust.project import (
     untrusted_notice,
     what_it_would_do,
 )
-from co_tui.trust.project_files import ProjectFiles, ProjectView, read_project_files
+from co_tui.config.trust.project_files import ProjectFiles, ProjectView, read_project_files
 
 __all__ = [
     "HOW_TO_TRUST",

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
-from co_tui.paths import user_config_dir
+from co_tui.config.paths import user_config_dir
 
 STORE_FILE = "trusted-projects.json"
 STORE_VERSION = 1

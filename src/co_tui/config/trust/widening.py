@@ -6,7 +6,7 @@ with it (`full`) and returns
 - the narrowed value: the project's value with every widening taken out (a stricter
   web_policy, fewer safe commands, lower limits stay).
 
-Which settings an untrusted project may set at all is co_tui.trust.allowlist's decision;
+Which settings an untrusted project may set at all is co_tui.config.trust.allowlist's decision;
 this module only knows how to compare and word them. `HELD_WORDING` words the settings that
 wait for trust whole (where data goes, what starts), better than the generic line.
 """
@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from co_tui.config import MCPServerConfig, Permissions, WebPolicy
+from co_tui.config.settings import MCPServerConfig, Permissions, WebPolicy
 
 WideningKind = Literal["process", "approval", "network", "sandbox", "data", "setting"]
 KIND_ORDER: tuple[WideningKind, ...] = (

@@ -579,7 +579,7 @@ def auth_google(
     ] = False,
 ) -> None:
     """Sign in to Google (Drive, Gmail, Calendar); the token is stored 0600 in the config dir."""
-    from co_tui.google_auth import sign_in_command
+    from co_tui.integrations.google_auth import sign_in_command
 
     code = sign_in_command(settings_or_exit(), client_secrets, open_browser=not no_browser)
     raise typer.Exit(code)

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 from co_tui.compaction import ContextWindow
 from co_tui.config.endpoints import GoogleEndpoints, SlackEndpoints
 from co_tui.config.settings import DEFAULT_SAFE_COMMANDS, Settings
-from co_tui.google_auth import GoogleSession
+from co_tui.integrations.google_auth import GoogleSession
+from co_tui.integrations.retry import RetryPolicy
 from co_tui.memory.config import MemoryConfig
 from co_tui.permissions.ruleset import PermissionRules
 from co_tui.sandbox import SandboxChoice, SandboxProtocol, select_sandbox
 from co_tui.telemetry.tracing import traced_sandbox
-from co_tui.tools.retry import RetryPolicy
 from co_tui.web.config import WebConfig
 
 if TYPE_CHECKING:

@@ -72,7 +72,7 @@ def sandbox_rows(choice: SandboxChoice | SandboxUnavailable) -> list[StatusRow]:
 
 
 def integration_rows(settings: Settings) -> list[StatusRow]:
-    from co_tui.google_auth import integration_state as google_integration_state
+    from co_tui.integrations.google_auth import integration_state as google_integration_state
     from co_tui.tools.slack import integration_state as slack_integration_state
 
     def row(name: str, configured: bool, how: str) -> StatusRow:

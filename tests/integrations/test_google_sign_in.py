@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from co_tui.config.settings import Settings
-from co_tui.google_auth import sign_in_command, token_path
+from co_tui.integrations.google_auth import sign_in_command, token_path
 from tests.servers.google_fake import FakeGoogle
 
 

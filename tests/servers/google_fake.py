@@ -13,7 +13,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from co_tui.google_auth import SCOPES
+from co_tui.integrations.google_auth import SCOPES
 from tests.servers.http_fake import FakeServer, Received, Reply
 
 ACCESS_TOKEN = "good-token"

@@ -137,7 +137,7 @@ def narrow_tree(root: Path) -> None:
 
 def _config_files() -> Iterable[Path]:
     """The files co-tui itself writes into the config folder (the user writes the rest)."""
-    from co_tui.google_auth import TOKEN_FILE_NAME
+    from co_tui.integrations.google_auth import TOKEN_FILE_NAME
 
     folder = user_config_dir()
     return (folder / TOKEN_FILE_NAME, folder / f"{TOKEN_FILE_NAME}.tmp")

@@ -22,7 +22,7 @@ from typing import Any, NoReturn, TypeVar
 
 from pydantic_ai import ModelRetry
 
-from co_tui.tools.retry import RetryPolicy
+from co_tui.integrations.retry import RetryPolicy
 
 T = TypeVar("T")
 

@@ -13,7 +13,7 @@ from pydantic_ai import RunContext
 
 from co_tui.config.endpoints import GoogleApi
 from co_tui.deps import CoDeps
-from co_tui.google_auth import (
+from co_tui.integrations.google_auth import (
     SETUP_HINT,
     GoogleAuthError,
     get_cached_google_creds,

@@ -28,7 +28,7 @@ import asyncio, json, os, sys, tempfile, time
 from pathlib import Path
 
 from co_tui.config.settings import Settings
-from co_tui.llm import local_server
+from co_tui.llm.local.provider import server as local_server
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session import ChatSession
 

@@ -82,7 +82,7 @@ async def test_an_openai_compatible_server_lists_its_models() -> None:
     from pydantic import SecretStr
 
     from co_tui.config.settings import Settings
-    from co_tui.model_list import ModelListUnavailable, list_models
+    from co_tui.llm.model_list import ModelListUnavailable, list_models
     from tests.servers.models_fake import ModelsServer
 
     server = ModelsServer(["b-model", "a-model"]).start()

@@ -259,7 +259,7 @@ async def _headless_turn(
     resume: str | None,
 ) -> int:
     from co_tui.llm import ProviderError
-    from co_tui.llm.local import LocalServerError, headless_progress
+    from co_tui.llm.local.provider import LocalServerError, headless_progress
     from co_tui.protocol import events as ev
     from co_tui.sandbox import SandboxUnavailable
     from co_tui.sessions import SessionError

@@ -280,7 +280,7 @@ SWITCHABLE = {"ollama": "ollama_model", "openai": "openai_model"}
 
 
 async def _model(ctx: CommandContext, arg: str) -> None:
-    from co_tui.model_list import ModelListUnavailable, list_models, models_table
+    from co_tui.llm.model_list import ModelListUnavailable, list_models, models_table
 
     resolved = ctx.bundle.resolved
     label = resolved.label if resolved else (ctx.settings.model or "injected model")

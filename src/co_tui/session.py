@@ -215,7 +215,7 @@ class ChatSession:
         bundle = self.built()[0]
         if bundle.resolved is None or bundle.resolved.provider != "local":
             return
-        from co_tui.llm.local import ensure_local_started
+        from co_tui.llm.local.provider import ensure_local_started
 
         await ensure_local_started(bundle.resolved.model, progress)
 

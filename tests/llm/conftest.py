@@ -17,7 +17,9 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponseStream
 from pydantic_ai.models import ModelRequestParameters, StreamedResponse
 
 from co_tui.config.settings import Settings
-from co_tui.llm import local, local_server, resolve_model
+from co_tui.llm import resolve_model
+from co_tui.llm.local import provider as local
+from co_tui.llm.local import server as local_server
 from tests.helpers import engine_unavailable
 from tests.servers.fake_openai import serve, text
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from co_tui.deps import create_deps
-from co_tui.llm import local_server
+from co_tui.llm.local import server as local_server
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.tui.app import CoApp
 from co_tui.tui.screens.approval import ApprovalScreen

@@ -13,7 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from co_tui.llm import local, local_server
+from co_tui.llm.local import provider as local
+from co_tui.llm.local import server as local_server
 from tests.llm.conftest import local_settings, process_gone
 
 pytestmark = pytest.mark.llm
@@ -27,7 +28,7 @@ CHILD = """
 import asyncio, signal, sys, threading, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 from co_tui.config.settings import Settings
-from co_tui.llm import local, local_server
+from co_tui.llm.local import provider as local, server as local_server
 start = lambda: asyncio.run(local_server.ensure_started(local.local_spec(Settings())))
 if sys.argv[1] == "thread":
     box = []

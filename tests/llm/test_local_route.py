@@ -11,7 +11,7 @@ from pydantic_ai.tools import ToolDefinition
 from co_tui.agent import build_agent
 from co_tui.config.settings import Settings
 from co_tui.evals.runner import tool_definitions
-from co_tui.llm.local_route import Example, Router, builtin_examples, terms
+from co_tui.llm.local.route import Example, Router, builtin_examples, terms
 from tests.helpers import make_deps
 
 

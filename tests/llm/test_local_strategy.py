@@ -20,10 +20,10 @@ from pydantic_ai.tools import ToolDefinition
 from co_tui.agent import build_agent
 from co_tui.config.settings import Settings
 from co_tui.evals.runner import tool_definitions
-from co_tui.llm.local_args import arguments_grammar, translation_words, value_shapes, words
-from co_tui.llm.local_judge import WordJudge
-from co_tui.llm.local_route import Example, Router
-from co_tui.llm.local_strategy import MAX_TOOL_ROUNDS, Answer, Call, Decline, next_step
+from co_tui.llm.local.args import arguments_grammar, translation_words, value_shapes, words
+from co_tui.llm.local.judge import WordJudge
+from co_tui.llm.local.route import Example, Router
+from co_tui.llm.local.strategy import MAX_TOOL_ROUNDS, Answer, Call, Decline, next_step
 from tests.helpers import make_deps
 
 

@@ -12,10 +12,11 @@ from pydantic_ai.models import ModelRequestParameters
 from co_tui.agent import build_agent
 from co_tui.deps import create_deps
 from co_tui.evals.runner import tool_definitions
-from co_tui.llm import local_server, resolve_model
-from co_tui.llm.local import LocalModel
-from co_tui.llm.local_route import builtin_examples
-from co_tui.llm.local_strategy import DECLINED
+from co_tui.llm import resolve_model
+from co_tui.llm.local import server as local_server
+from co_tui.llm.local.provider import LocalModel
+from co_tui.llm.local.route import builtin_examples
+from co_tui.llm.local.strategy import DECLINED
 from co_tui.orchestrator.turn import TurnResult, run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend

@@ -15,7 +15,9 @@ from pydantic_ai.messages import (
 )
 
 from co_tui.config.settings import Settings
-from co_tui.llm import ProviderError, local, local_tools
+from co_tui.llm import ProviderError
+from co_tui.llm.local import provider as local
+from co_tui.llm.local import tools as local_tools
 
 
 def test_history_becomes_plain_chat() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from co_tui.agent import build_agent
 from co_tui.deps import create_deps
-from co_tui.llm import local_server
+from co_tui.llm.local import server as local_server
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
 from tests.llm.conftest import local_settings

@@ -86,7 +86,7 @@ def clients() -> tuple[AsyncOpenAI, ValidatingOpenAI]:
 def test_upstream_still_constructs_responses_in_python(constructed: list[object]) -> None:
     # When this fails, the SDK no longer builds each chunk with construct_type: measure a
     # 20k-token answer, and if it is no slower, delete co_tui/shims/openai_chunks.py and its
-    # two uses (llm/providers.py, llm/local.py).
+    # two uses (llm/providers.py, llm/local/provider.py).
     sdk, _ = clients()
     parsed(sdk, WELL_FORMED["text"])
     assert constructed == [WELL_FORMED["text"]]

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from co_tui.headless import HeadlessFrontend
-from co_tui.llm.local import StartProgress, headless_progress
+from co_tui.llm.local.provider import StartProgress, headless_progress
 from co_tui.protocol import events as ev
 from tests.helpers import wait_for
 from tests.servers.fake_openai import serve, text

@@ -174,7 +174,7 @@ def _eval_settings(bundle: Any, options: EvalOptions) -> dict[str, Any]:
 
 async def _start_local(session: ChatSession, err: Console) -> bool:
     """Start the embedded model first, so its load time is not charged to the first case."""
-    from co_tui.llm.local import LocalServerError, headless_progress
+    from co_tui.llm.local.provider import LocalServerError, headless_progress
 
     try:
         await session.start_model(headless_progress(sys.stderr))

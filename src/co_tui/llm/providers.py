@@ -112,7 +112,7 @@ def _resolve_one(provider: str, settings: Settings) -> ResolvedModel:
             detail=base,
         )
     if provider == "local":
-        from co_tui.llm.local import local_model
+        from co_tui.llm.local.provider import local_model
 
         return local_model(settings)
     raise ProviderError(

@@ -121,7 +121,7 @@ def intent_terms(example: Example) -> list[str]:
 
 @cache
 def builtin_examples() -> tuple[Example, ...]:
-    text = files("co_tui.llm").joinpath("local_examples.jsonl").read_text(encoding="utf-8")
+    text = files("co_tui.llm.local").joinpath("local_examples.jsonl").read_text(encoding="utf-8")
     rows = (json.loads(line) for line in text.splitlines() if line.strip())
     return tuple(Example(r["request"], r.get("tool"), r.get("args") or {}) for r in rows)
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic_ai.tools import ToolDefinition
 
-from co_tui.llm.local_route import QUOTED, SHAPES, Example
+from co_tui.llm.local.route import QUOTED, SHAPES, Example
 
 # Enough words for a request, an error message and a few example values; a longer source is
 # cut (its start kept), so the grammar stays small and quick for llama.cpp to apply.

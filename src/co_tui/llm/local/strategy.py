@@ -39,14 +39,14 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.tools import ToolDefinition
 
-from co_tui.llm.local_args import (
+from co_tui.llm.local.args import (
     arguments_grammar,
     arguments_prompt,
     translation_words,
     value_shapes,
 )
-from co_tui.llm.local_judge import WordJudge, builtin_answer_judge, builtin_decline_judge
-from co_tui.llm.local_route import Router
+from co_tui.llm.local.judge import WordJudge, builtin_answer_judge, builtin_decline_judge
+from co_tui.llm.local.route import Router
 
 MAX_TOOL_ROUNDS = 3
 EXAMPLES_SHOWN = 1  # measured: 84% of arguments right with one close example, 80% with none

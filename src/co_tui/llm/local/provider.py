@@ -43,9 +43,9 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
 from co_tui.config.settings import Settings
-from co_tui.llm import local_tools
-from co_tui.llm.local_route import Router
-from co_tui.llm.local_server import (
+from co_tui.llm.local import tools as local_tools
+from co_tui.llm.local.route import Router
+from co_tui.llm.local.server import (
     LocalServerError,
     LocalServerSpec,
     ProgressCallback,
@@ -54,8 +54,8 @@ from co_tui.llm.local_server import (
     running_endpoint,
     shutdown,
 )
-from co_tui.llm.local_strategy import DECLINED, Call, Decline, Step, next_step
-from co_tui.llm.local_usage import measured_usage, prompt_text
+from co_tui.llm.local.strategy import DECLINED, Call, Decline, Step, next_step
+from co_tui.llm.local.usage import measured_usage, prompt_text
 from co_tui.llm.resolved import (
     NO_SDK_RETRIES,
     STREAMS_MUST_FINISH,

@@ -15,7 +15,7 @@ import httpx
 from pydantic_ai.messages import ModelMessage, ModelRequest
 from pydantic_ai.usage import RequestUsage
 
-from co_tui.llm.local_server import Endpoint
+from co_tui.llm.local.server import Endpoint
 
 COUNT_TIMEOUT_S = 10.0
 

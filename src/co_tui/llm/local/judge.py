@@ -29,7 +29,7 @@ from functools import cache
 from importlib.resources import files
 from itertools import pairwise
 
-from co_tui.llm.local_route import builtin_examples, word_stems
+from co_tui.llm.local.route import builtin_examples, word_stems
 
 # Summed log-odds above which a request is declined. Measured on requests of our own that
 # the judge is not trained on: 25 of 30 harmful ones declined, none of 30 everyday ones with
@@ -76,7 +76,7 @@ class WordJudge:
 def _labelled(name: str, label: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The requests of a data file labelled true, then those labelled false (read once: both
     judges learn from local_judgements.jsonl)."""
-    text = files("co_tui.llm").joinpath(name).read_text(encoding="utf-8")
+    text = files("co_tui.llm.local").joinpath(name).read_text(encoding="utf-8")
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]
     yes = tuple(r["request"] for r in rows if r[label])
     return yes, tuple(r["request"] for r in rows if not r[label])

@@ -20,9 +20,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from co_tui.export import ExportError, session_markdown, stored_session_markdown, write_new
 from co_tui.safety.redaction import Redactor
-from co_tui.sessions import Note, SessionStore, ToolRun
+from co_tui.store.export import ExportError, session_markdown, stored_session_markdown, write_new
+from co_tui.store.sessions import Note, SessionStore, ToolRun
 
 SID = "abcdef12-0000-0000-0000-000000000000"
 KEY = "sk-live-0123456789abcdefghijklmnop"

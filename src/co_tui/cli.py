@@ -262,7 +262,7 @@ async def _headless_turn(
     from co_tui.llm.local.provider import LocalServerError, headless_progress
     from co_tui.protocol import events as ev
     from co_tui.sandbox import SandboxUnavailable
-    from co_tui.sessions import SessionError
+    from co_tui.store.sessions import SessionError
 
     try:
         loaded = session.open_stored(continue_latest=continue_, resume=resume, ask_pending=False)
@@ -381,7 +381,7 @@ def sessions_command(
     ] = False,
 ) -> None:
     """List stored sessions, newest first (resume one with --resume ID)."""
-    from co_tui.sessions import SessionError, SessionStore
+    from co_tui.store.sessions import SessionError, SessionStore
 
     if ctx.invoked_subcommand is not None:
         return
@@ -422,8 +422,8 @@ def sessions_export(
     ] = False,
 ) -> None:
     """A stored session as Markdown: prompts, answers, tool calls, decisions and results."""
-    from co_tui.export import ExportError, stored_session_markdown, write_new
-    from co_tui.sessions import SessionError, SessionStore
+    from co_tui.store.export import ExportError, stored_session_markdown, write_new
+    from co_tui.store.sessions import SessionError, SessionStore
 
     store = SessionStore(secrets=settings_or_exit().secret_values())
     try:
@@ -448,8 +448,8 @@ def sessions_export(
 def _move_sessions_aside() -> str:
     """`co-tui sessions --move-aside`: a damaged database, and only that, is renamed with its
     -wal and -shm; returns the line to print. Raises typer.Exit saying why it refuses."""
-    from co_tui.session_db import SIDE_FILES, holders, move_aside, side_file
-    from co_tui.sessions import SessionDatabaseCorrupt, SessionError, SessionStore
+    from co_tui.store.database_file import SIDE_FILES, holders, move_aside, side_file
+    from co_tui.store.sessions import SessionDatabaseCorrupt, SessionError, SessionStore
 
     store = SessionStore()
     path = store.path

@@ -434,7 +434,7 @@ async def _exit(ctx: CommandContext, arg: str) -> None:
 
 
 async def _export(ctx: CommandContext, arg: str) -> None:
-    from co_tui.export import ExportError
+    from co_tui.store.export import ExportError
 
     try:
         ctx.show(Text(await ctx.export_session(arg.strip())))

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after th
     from co_tui.deps import CoDeps
     from co_tui.mcp import MCPConnection
     from co_tui.orchestrator.turn import TurnResult
-    from co_tui.sessions import LoadedSession, SessionRecorder, SessionStore
+    from co_tui.store.sessions import LoadedSession, SessionRecorder, SessionStore
 
 
 class SessionNotReady(RuntimeError):
@@ -102,7 +102,7 @@ class ChatSession:
     @property
     def store(self) -> SessionStore:
         if self._store is None:
-            from co_tui.sessions import SessionStore
+            from co_tui.store.sessions import SessionStore
 
             self._store = SessionStore(secrets=self.settings.secret_values())
         return self._store
@@ -148,7 +148,7 @@ class ChatSession:
         """--continue / --resume ID, before build(): the deps take the stored session's id.
         `ask_pending=False` (a front that will not ask): calls left waiting for approval are
         answered as not run. Raises SessionError (one line). Blocking: reads SQLite."""
-        from co_tui.sessions import open_session
+        from co_tui.store.sessions import open_session
 
         loaded = open_session(
             self.store,
@@ -192,7 +192,7 @@ class ChatSession:
 
             setup_telemetry(self.settings)  # off: no database file
         if self._record and self.recorder is None:
-            from co_tui.sessions import SessionRecorder
+            from co_tui.store.sessions import SessionRecorder
 
             if self.loaded is not None:
                 self.recorder = SessionRecorder.resume(
@@ -372,7 +372,7 @@ class ChatSession:
         self.last_answer = ""
         self._reset_approve_all()
         if self._record:
-            from co_tui.sessions import SessionRecorder
+            from co_tui.store.sessions import SessionRecorder
 
             self.recorder = SessionRecorder.resume(
                 self.store,

@@ -21,7 +21,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision, ApprovalRequest
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.sessions import SessionRecorder, SessionStore
+from co_tui.store.sessions import SessionRecorder, SessionStore
 from tests.helpers import (
     Call,
     ScriptedModel,

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
-from co_tui.sessions import UNFINISHED_CALL, SessionStore
+from co_tui.store.sessions import UNFINISHED_CALL, SessionStore
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.items import Note
 from co_tui.tui.widgets.tool_call import ToolCallBlock

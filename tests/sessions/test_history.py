@@ -31,7 +31,7 @@ from co_tui.history import SUMMARY_PREFIX, approx_tokens, is_summary, trim_old_t
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session import ChatSession
-from co_tui.sessions import SessionStore
+from co_tui.store.sessions import SessionStore
 from tests.helpers import Call, ScriptedModel, make_deps, user_prompts
 from tests.servers.fake_openai import error, serve, text
 

@@ -25,8 +25,8 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
-from co_tui import sessions
-from co_tui.sessions import (
+from co_tui.store import sessions
+from co_tui.store.sessions import (
     FORMAT_VERSION,
     SessionFormatError,
     SessionNotFound,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from co_tui.sessions import SessionDatabaseLocked, SessionStore, encode_message
+from co_tui.store.sessions import SessionDatabaseLocked, SessionStore, encode_message
 from tests.file_access import give_away, restricted
 from tests.servers.fake_openai import serve, text
 from tests.sessions.test_cli_sessions import CLI, db_path, env_for

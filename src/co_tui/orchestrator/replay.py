@@ -33,7 +33,7 @@ from co_tui.protocol import events as ev
 
 if TYPE_CHECKING:
     from co_tui.compaction import Compaction
-    from co_tui.sessions import Note
+    from co_tui.store.sessions import Note
 
 SUMMARY_NOTE = "earlier conversation summarised"  # a summary stored by an older co-tui
 

@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from co_tui.config.trust import LoadedSettings, ProjectTrust, ProjectView
     from co_tui.deps import CoDeps
     from co_tui.session import ChatSession
-    from co_tui.sessions import LoadedSession, SessionStore
+    from co_tui.store.sessions import LoadedSession, SessionStore
     from co_tui.tui.frontend import TuiFrontend
 
     # How co-tui loads its settings (with the project they come from); raises SettingsError.
@@ -312,7 +312,7 @@ class CoApp(App[None]):
         """--continue / --resume ID, before the deps exist: they take the stored id."""
         if not (self._continue_latest or self._resume):
             return None
-        from co_tui.sessions import SessionError
+        from co_tui.store.sessions import SessionError
 
         try:
             return await asyncio.to_thread(
@@ -650,10 +650,10 @@ class CoApp(App[None]):
 
     async def _export(self, name: str) -> str:
         """/export [file]: the session as Markdown, in the working directory by default."""
-        from co_tui.export import default_name, session_markdown, write_new
         from co_tui.safety.visible import visible
-        from co_tui.sessions import Note as StoredNote
-        from co_tui.sessions import SessionError
+        from co_tui.store.export import default_name, session_markdown, write_new
+        from co_tui.store.sessions import Note as StoredNote
+        from co_tui.store.sessions import SessionError
 
         session = self.session
         if not session.history:
@@ -744,7 +744,7 @@ class CoApp(App[None]):
         self._notice("Deleted the session that was open; this is a new, empty session.")
 
     async def _switch(self, session_id: str) -> None:
-        from co_tui.sessions import SessionError
+        from co_tui.store.sessions import SessionError
 
         if self.turn_running:
             self._notice("finish or cancel the running turn first", "warning")

@@ -56,7 +56,7 @@ from co_tui.compaction import Compaction, CompactionKind, ContextWindow
 from co_tui.config.paths import user_data_dir
 from co_tui.orchestrator.dangling import patch_dangling_tool_calls
 from co_tui.safety.private_files import open_private_db
-from co_tui.session_db import diagnose, open_read_only
+from co_tui.store.database_file import diagnose, open_read_only
 
 if TYPE_CHECKING:
     from co_tui.safety.redaction import Redactor

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from co_tui.compaction import Compaction
     from co_tui.safety.redaction import Redactor
-    from co_tui.sessions import Note, SessionStore
+    from co_tui.store.sessions import Note, SessionStore
 
 # How a call was decided, as the store records it (ApprovalRecord.decision).
 DECISIONS = {

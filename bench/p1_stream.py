@@ -25,7 +25,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.agent import AgentBundle, build_agent
 from co_tui.config.settings import Settings
-from co_tui.deps import CoDeps, create_deps
+from co_tui.context.deps import CoDeps, create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.session import ChatSession
 from co_tui.tui.app import CoApp

@@ -69,7 +69,7 @@ async def open_cost(db: Path, workspace: Path, turns: int) -> tuple[float, float
 
     from co_tui.agent import build_agent
     from co_tui.config.settings import Settings
-    from co_tui.deps import create_deps
+    from co_tui.context.deps import create_deps
     from co_tui.sandbox import SandboxChoice, SubprocessSandbox
     from co_tui.tui.app import CoApp
 

@@ -88,7 +88,7 @@ def main() -> None:
     from pydantic_ai.models.test import TestModel
     from pydantic_ai.usage import RunUsage
 
-    from co_tui.deps import CoDeps
+    from co_tui.context.deps import CoDeps
     from co_tui.knowledge.notes_index import NotesIndex
     from co_tui.sandbox import SubprocessSandbox
     from co_tui.tools.obsidian import notes_index, search_notes

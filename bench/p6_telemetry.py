@@ -59,7 +59,7 @@ async def _turn_overhead(tmp: Path) -> tuple[float, float, float, int]:
     after a turn: its cost is measured apart (the flush at shutdown), not as turn latency."""
     from co_tui.agent import build_agent
     from co_tui.config.settings import Settings
-    from co_tui.deps import create_deps
+    from co_tui.context.deps import create_deps
     from co_tui.protocol.recording import RecordingFrontend
     from co_tui.sandbox import SandboxChoice, SubprocessSandbox
     from co_tui.session import ChatSession

@@ -33,8 +33,8 @@ from pydantic_ai.models.function import (
 
 from co_tui.agent import build_agent
 from co_tui.config.settings import Settings
-from co_tui.deps import create_deps
-from co_tui.history import approx_tokens, current_turn_start
+from co_tui.context.deps import create_deps
+from co_tui.context.summaries import approx_tokens, current_turn_start
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.session import ChatSession
 

@@ -20,8 +20,8 @@ from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolC
 from co_tui.agent import AgentBundle, build_agent
 from co_tui.config.settings import Settings
 from co_tui.config.trust.project_files import ProjectView
-from co_tui.deps import CoDeps, create_deps
-from co_tui.history import is_summary
+from co_tui.context.deps import CoDeps, create_deps
+from co_tui.context.summaries import is_summary
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 
 

@@ -13,15 +13,15 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.agent import build_agent
-from co_tui.attachments import (
+from co_tui.config.settings import Settings
+from co_tui.context.attachments import (
     MAX_FILE_BYTES,
     expand,
     mentions,
     vault_notes,
     workspace_files,
 )
-from co_tui.config.settings import Settings
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.session import ChatSession

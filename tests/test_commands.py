@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from co_tui import commands
-from co_tui.compaction import Compaction
-from co_tui.context_window import CompactResult
+from co_tui.context.compaction import Compaction
+from co_tui.context.window import CompactResult
 from co_tui.custom_commands import CustomCommand
 from co_tui.tui.palette import ranked
 

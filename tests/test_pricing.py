@@ -12,7 +12,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.usage import RequestUsage
 
 from co_tui.config.settings import Settings
-from co_tui.pricing import UsageTotals, context_window, format_cost, format_window
+from co_tui.context.usage import UsageTotals, context_window, format_cost, format_window
 
 
 def response(model: str, url: str | None, sent: int, received: int) -> ModelResponse:

@@ -15,8 +15,8 @@ from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
 from co_tui.config.settings import Settings
-from co_tui.context_window import SendWindow
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
+from co_tui.context.window import SendWindow
 from co_tui.llm import ResolvedModel, resolve_model
 from co_tui.orchestrator.egress_session import session_table
 from co_tui.orchestrator.fence import FenceUntrusted

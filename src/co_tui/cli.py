@@ -310,7 +310,7 @@ def status() -> None:
     """Show the provider, model, sandbox, integrations and paths."""
     from rich.console import Console
 
-    from co_tui.deps import create_deps
+    from co_tui.context.deps import create_deps
     from co_tui.status import gather_status, render_status_table
 
     settings = settings_or_exit()

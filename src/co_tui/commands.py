@@ -34,8 +34,8 @@ from co_tui.telemetry.tracing import traced_command
 if TYPE_CHECKING:
     from co_tui.agent import AgentBundle
     from co_tui.config.settings import Settings
+    from co_tui.context.deps import CoDeps
     from co_tui.custom_commands import CustomCommand
-    from co_tui.deps import CoDeps
 
 History = list[Any]  # list[ModelMessage]; kept loose so this module imports nothing heavy
 
@@ -375,7 +375,7 @@ async def _copy(ctx: CommandContext, arg: str) -> None:
 
 async def _compact(ctx: CommandContext, arg: str) -> None:
     """The model is sent a summary from now on; the conversation itself is kept."""
-    from co_tui.context_window import compact_conversation
+    from co_tui.context.window import compact_conversation
 
     if not ctx.message_history:
         ctx.show("Nothing to compact yet.")

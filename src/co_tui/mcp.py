@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from pydantic_ai import RunContext
 
     from co_tui.agent import AgentBundle
-    from co_tui.deps import CoDeps
+    from co_tui.context.deps import CoDeps
     from co_tui.status import StatusRow
 
 CONNECT_TIMEOUT = 15.0  # seconds for one server to start and answer initialize + tools/list

@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from co_tui.compaction import ContextWindow
-from co_tui.pricing import UsageTotals, context_window
+from co_tui.context.compaction import ContextWindow
+from co_tui.context.usage import UsageTotals, context_window
 from co_tui.protocol import events as ev
 from co_tui.protocol.frontend import FrontendProtocol, NullFrontend
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after th
     from co_tui.agent import AgentBundle
     from co_tui.config.settings import Settings
     from co_tui.config.trust import ProjectView
-    from co_tui.deps import CoDeps
+    from co_tui.context.deps import CoDeps
     from co_tui.mcp import MCPConnection
     from co_tui.orchestrator.turn import TurnResult
     from co_tui.store.sessions import LoadedSession, SessionRecorder, SessionStore
@@ -88,7 +88,7 @@ class ChatSession:
     @property
     def session_id(self) -> str:
         if not self._session_id:
-            from co_tui.deps import new_session_id
+            from co_tui.context.deps import new_session_id
 
             self._session_id = new_session_id()
         return self._session_id
@@ -174,7 +174,7 @@ class ChatSession:
         Raises SandboxUnavailable / SandboxError / ProviderError for the front to report."""
         self.read_project()
         if self.deps is None:
-            from co_tui.deps import create_deps
+            from co_tui.context.deps import create_deps
 
             self.deps = create_deps(
                 self.settings, self.workspace, session_id=self.session_id, project=self.project
@@ -266,14 +266,15 @@ class ChatSession:
     # -- turns --
     async def run(self, prompt: str) -> TurnResult:
         """One user turn: recorded (every checkpoint saved), history and totals updated.
-        The files its `@` mentions name are attached for the model (co_tui/attachments.py)."""
+        The files its `@` mentions name are attached for the model
+        (co_tui/context/attachments.py)."""
         if self.recorder is not None:
             self.recorder.begin_turn(prompt)
         return await self._run(await self._with_attachments(prompt))
 
     async def _with_attachments(self, prompt: str) -> str | list[str | TextContent]:
         """The prompt, and the files its `@` mentions name, each tagged as attached."""
-        from co_tui.attachments import expand
+        from co_tui.context.attachments import expand
 
         if "@" not in prompt:
             return prompt
@@ -355,7 +356,7 @@ class ChatSession:
         if history:
             await self.save()
             return
-        from co_tui.deps import new_session_id
+        from co_tui.context.deps import new_session_id
 
         self.window.reset()
         self.last_answer = ""

@@ -35,7 +35,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from co_tui.deps import CoDeps, new_session_id
+from co_tui.context.deps import CoDeps, new_session_id
 from co_tui.orchestrator.egress import EgressReview, Source, context_sources
 from co_tui.orchestrator.egress_session import SubagentDeps, review_call, session_table
 from co_tui.orchestrator.fence import FENCE_RULE, FenceUntrusted

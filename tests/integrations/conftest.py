@@ -14,7 +14,7 @@ from pydantic_ai.usage import RunUsage
 
 from co_tui.config.endpoints import GoogleEndpoints, SlackEndpoints
 from co_tui.config.settings import Settings
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.integrations.retry import RetryPolicy
 from tests.helpers import make_deps
 from tests.servers.google_fake import ACCESS_TOKEN, REFRESH_TOKEN, FakeGoogle

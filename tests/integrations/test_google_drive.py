@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic_ai import ModelRetry, RunContext
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.tools.google_drive import READ_LIMIT_BYTES, read_drive_file, search_drive
 from tests.servers.google_fake import FakeGoogle
 

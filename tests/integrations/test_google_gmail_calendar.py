@@ -8,7 +8,7 @@ from email import message_from_bytes, policy
 import pytest
 from pydantic_ai import ModelRetry, RunContext
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.tools.google_calendar import list_calendar_events, search_calendar_events
 from co_tui.tools.google_gmail import draft_email, list_emails, search_emails
 from tests.servers.google_fake import FakeGoogle

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic_ai import ModelRetry, RunContext
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.tools.slack import (
     get_slack_channel_history,
     get_slack_thread_replies,

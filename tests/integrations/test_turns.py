@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend

@@ -11,7 +11,7 @@ from pydantic_ai.models.test import TestModel
 from pydantic_ai.usage import RunUsage
 
 from co_tui.config.settings import Settings
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from tests.helpers import make_deps
 
 SECRET = "TOP-SECRET-7f3a9c"

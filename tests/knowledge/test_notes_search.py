@@ -11,7 +11,7 @@ import pytest
 from pydantic_ai import ModelRetry
 
 from co_tui.config.settings import Settings
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.knowledge.notes_index import NotesIndex
 from co_tui.tools.obsidian import list_notes, read_note, search_notes
 from tests.helpers import make_deps

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic_ai import ModelRetry
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.knowledge.vault_paths import UnsafePathError, clean_name
 from co_tui.tools.obsidian import list_notes, read_note, search_notes
 from tests.knowledge.conftest import SECRET, ctx_for, write

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.llm.local import server as local_server
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.tui.app import CoApp

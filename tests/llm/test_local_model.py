@@ -11,7 +11,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import TextPart
 
 from co_tui.agent import build_agent
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.llm import resolve_model
 from co_tui.llm.local import server as local_server
 from co_tui.llm.local.provider import LocalModel

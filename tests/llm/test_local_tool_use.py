@@ -10,7 +10,7 @@ from pydantic_ai.messages import ModelRequest, ToolCallPart, UserPromptPart
 from pydantic_ai.models import ModelRequestParameters
 
 from co_tui.agent import build_agent
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.evals.runner import tool_definitions
 from co_tui.llm import resolve_model
 from co_tui.llm.local import server as local_server

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from co_tui.config.settings import Settings
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from co_tui.config.settings import DEFAULT_SAFE_COMMANDS, Settings
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxError, select_sandbox

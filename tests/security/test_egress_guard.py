@@ -35,7 +35,7 @@ from textual.widgets import Static
 
 from co_tui.agent import build_agent
 from co_tui.config.settings import Permissions, Settings
-from co_tui.history import SUMMARY_PREFIX
+from co_tui.context.summaries import SUMMARY_PREFIX
 from co_tui.mcp import attach_mcp, connect_mcp_servers
 from co_tui.orchestrator.carried import find_carried, overlaps
 from co_tui.orchestrator.egress import (

@@ -31,7 +31,7 @@ from co_tui.config.trust import LoadedSettings, load_project_settings
 from co_tui.config.trust.allowlist import UNTRUSTED_MAY_SET, review_project_settings
 from co_tui.config.trust.store import TrustStore, trust_store_path
 from co_tui.config.trust.widening import HELD_WORDING, memory_bytes, permissions
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.entry import load_settings_here
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.status import project_trust_rows

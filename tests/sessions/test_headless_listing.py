@@ -11,7 +11,7 @@ from pydantic_ai.models.function import FunctionModel
 
 from co_tui.agent import build_agent
 from co_tui.config.settings import Settings
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.session import ChatSession
 from co_tui.store.sessions import SessionStore

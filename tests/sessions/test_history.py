@@ -26,8 +26,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from co_tui import commands
 from co_tui.agent import build_agent
 from co_tui.config.settings import Settings
-from co_tui.context_window import MARKER_TEXT, window_split
-from co_tui.history import SUMMARY_PREFIX, approx_tokens, is_summary, trim_old_tool_output
+from co_tui.context.summaries import SUMMARY_PREFIX, approx_tokens, is_summary, trim_old_tool_output
+from co_tui.context.window import MARKER_TEXT, window_split
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session import ChatSession
@@ -298,7 +298,7 @@ async def test_a_summary_that_fails_with_a_provider_error_is_retried_per_the_pol
     async def no_wait(seconds: float) -> None:
         slept.append(seconds)
 
-    from co_tui.context_window import SendWindow
+    from co_tui.context.window import SendWindow
 
     send = next(
         c

@@ -12,7 +12,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.agent import build_agent
 from co_tui.config.settings import Settings
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.orchestrator.replay import replay
 from co_tui.protocol import events as ev
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox

@@ -13,7 +13,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 from co_tui.agent import build_agent
 from co_tui.config.settings import Settings
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.store.sessions import SessionStore
 from co_tui.tui.app import CoApp

@@ -15,7 +15,7 @@ from textual.widget import Widget
 
 from co_tui.agent import build_agent
 from co_tui.config.settings import Settings
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.tui.app import CoApp
 from co_tui.tui.messages import Settle

@@ -23,7 +23,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from co_tui.agent import build_agent
 from co_tui.config.paths import user_config_dir
 from co_tui.config.settings import Settings
-from co_tui.deps import create_deps
+from co_tui.context.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.tui.app import CoApp
 from co_tui.tui.palette import SlashCommandProvider

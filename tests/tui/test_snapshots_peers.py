@@ -14,7 +14,7 @@ SIZE = (100, 30)
 FILES = (
     "README.md",
     "src/co_tui/app.py",
-    "src/co_tui/attachments.py",
+    "src/co_tui/context/attachments.py",
     "src/co_tui/tui/app.py",
     "src/co_tui/tui/widgets/prompt.py",
     "docs/api.md",

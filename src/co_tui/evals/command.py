@@ -90,7 +90,7 @@ async def run_eval(
 def _eval_session(settings: Settings, workspace: Path, model: Model | str | None) -> ChatSession:
     """A session that stores nothing (no session record, no spans) and defers every tool.
     Every built-in tool is offered whatever the user's web policy: the cases cover them all."""
-    from co_tui.deps import create_deps
+    from co_tui.context.deps import create_deps
     from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 
     settings = settings.model_copy(update={"web_policy": WebPolicy(), "telemetry_enabled": False})

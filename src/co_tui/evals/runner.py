@@ -20,7 +20,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.evals.cases import EvalCase
 from co_tui.evals.scoring import CaseResult, Outcome, judge
 from co_tui.session import ChatSession

@@ -22,7 +22,7 @@ from co_tui.config.paths import user_config_dir
 from co_tui.config.settings import Settings
 
 if TYPE_CHECKING:
-    from co_tui.deps import CoDeps
+    from co_tui.context.deps import CoDeps
 
 SCOPES = [
     "https://www.googleapis.com/auth/drive.readonly",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote_plus
 
-from co_tui.orchestrator.origins import Source
+from co_tui.context.origins import Source
 
 MIN_RUN = 8  # shortest run of an argument worth reporting
 MIN_ALNUM = 6  # letters or digits a run must hold

@@ -29,8 +29,8 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
+from co_tui.context.origins import Source, iter_sources, origin_and_label
 from co_tui.orchestrator.carried import Carried, find_carried
-from co_tui.orchestrator.origins import Source, iter_sources, origin_and_label
 from co_tui.prompts.assembly import PromptPiece
 from co_tui.protocol.frontend import ApprovalRequest
 from co_tui.protocol.tool_spec import UNKNOWN_TOOL, Origin, OriginKind, ToolSpec

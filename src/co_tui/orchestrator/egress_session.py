@@ -15,7 +15,8 @@ from typing import Any
 
 from pydantic_ai import RunContext
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
+from co_tui.context.origins import typed_texts
 from co_tui.orchestrator.egress import (
     BUILTIN_TABLE,
     EgressReview,
@@ -24,7 +25,6 @@ from co_tui.orchestrator.egress import (
     context_sources,
     egress_review,
 )
-from co_tui.orchestrator.origins import typed_texts
 from co_tui.tools.specs import BUILTIN_SPECS
 
 

@@ -25,14 +25,14 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from co_tui.attachments import typed_text
-from co_tui.history import content_text, is_summary
+from co_tui.context.attachments import typed_text
+from co_tui.context.summaries import content_text, is_summary
 from co_tui.orchestrator.approvals import key_argument, tool_args
 from co_tui.orchestrator.stream import OUTCOME_STATUS, result_text
 from co_tui.protocol import events as ev
 
 if TYPE_CHECKING:
-    from co_tui.compaction import Compaction
+    from co_tui.context.compaction import Compaction
     from co_tui.store.sessions import Note
 
 SUMMARY_NOTE = "earlier conversation summarised"  # a summary stored by an older co-tui

@@ -42,13 +42,13 @@ from pydantic_ai.messages import (
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
 
-from co_tui.attachments import typed_prompt
-from co_tui.deps import CoDeps
+from co_tui.context.attachments import typed_prompt
+from co_tui.context.dangling import patch_dangling_tool_calls
+from co_tui.context.deps import CoDeps
+from co_tui.context.origins import typed_texts
 from co_tui.orchestrator.approvals import Policy, decide_policy, tool_args
-from co_tui.orchestrator.dangling import patch_dangling_tool_calls
 from co_tui.orchestrator.egress import EgressReview, OriginKind, context_sources, egress_review
 from co_tui.orchestrator.egress_session import session_table
-from co_tui.orchestrator.origins import typed_texts
 from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
 from co_tui.orchestrator.silence import ProviderSilence
 from co_tui.orchestrator.stream import EventStream

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from co_tui.config.settings import Settings
     from co_tui.config.trust.project_files import ProjectView
-    from co_tui.deps import CoDeps
+    from co_tui.context.deps import CoDeps
 
 __all__ = [
     "PromptAssembly",

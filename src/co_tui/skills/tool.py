@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.safety.safe_read import ReadRefused
 from co_tui.skills import MAX_SKILL_BYTES, Skill, discover_skills, skills_prompt_section
 

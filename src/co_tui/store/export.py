@@ -21,7 +21,7 @@ from co_tui.protocol import events as ev
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from co_tui.compaction import Compaction
+    from co_tui.context.compaction import Compaction
     from co_tui.safety.redaction import Redactor
     from co_tui.store.sessions import Note, SessionStore
 

@@ -8,7 +8,7 @@ so span writes and session writes never wait on each other's locks.
   its write version, the session it was forked from, whether `co-tui -p` wrote it.
 - Its messages: (session_id, seq) -> one `ModelMessage` as JSON, written with pydantic-ai's
   `ModelMessagesTypeAdapter`. The transcript only grows: what the model is sent may be a
-  window or a summary (context_window.py), what is stored is every message. A save writes
+  window or a summary (context/window.py), what is stored is every message. A save writes
   only the rows that changed since the last save (found by object identity, then by
   comparing JSON), so turn 500 costs what turn 10 does.
 - Its compactions: from which message on the model is sent a summary instead of the
@@ -52,9 +52,9 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 
-from co_tui.compaction import Compaction, CompactionKind, ContextWindow
 from co_tui.config.paths import user_data_dir
-from co_tui.orchestrator.dangling import patch_dangling_tool_calls
+from co_tui.context.compaction import Compaction, CompactionKind, ContextWindow
+from co_tui.context.dangling import patch_dangling_tool_calls
 from co_tui.safety.private_files import open_private_db
 from co_tui.store.database_file import diagnose, open_read_only
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.orchestrator.egress import Source
 from co_tui.orchestrator.egress_session import run_sources, run_typed
 from co_tui.protocol.frontend import NullFrontend

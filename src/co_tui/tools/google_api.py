@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic_ai import RunContext
 
 from co_tui.config.endpoints import GoogleApi
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.integrations.google_auth import (
     SETUP_HINT,
     GoogleAuthError,

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.memory.config import memories_dir
 from co_tui.memory.lifecycle import save_memory_entry
 from co_tui.memory.recall import recall

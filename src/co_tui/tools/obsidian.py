@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.knowledge.notes_index import NotesIndex, keyword_pattern, split_keywords
 from co_tui.knowledge.vault_paths import UnsafePathError, clean_name
 from co_tui.safety.safe_read import NOT_REGULAR, NotFound, ReadRefused, read_text_within

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic_ai import ModelRetry, RunContext, ToolFailed
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.sandbox import CommandResult, SandboxError
 
 AUTO_APPROVED_TIMEOUT_S = 30

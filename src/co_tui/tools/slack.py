@@ -15,7 +15,7 @@ from typing import Any, Literal, TypeVar
 from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.config.settings import Settings
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.orchestrator.egress_session import source_labels
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import (

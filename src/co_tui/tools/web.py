@@ -21,7 +21,7 @@ import httpx
 from pydantic_ai import ModelRetry, RunContext
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from co_tui.deps import CoDeps
+from co_tui.context.deps import CoDeps
 from co_tui.orchestrator.egress_session import review_call, source_labels
 from co_tui.permissions.matching import ToolCall
 from co_tui.protocol.tool_spec import ToolSpec

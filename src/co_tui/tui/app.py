@@ -36,7 +36,7 @@ from textual.binding import Binding
 from textual.worker import Worker
 
 from co_tui.config.paths import user_data_dir
-from co_tui.pricing import format_cost
+from co_tui.context.usage import format_cost
 from co_tui.safety.signals import StopSignals, exit_code_for
 from co_tui.shims.textual_layout_echo import install_single_layout_pass
 from co_tui.tui.idle_gc import IdleCollector
@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from co_tui.agent import AgentBundle
     from co_tui.config.settings import Settings
     from co_tui.config.trust import LoadedSettings, ProjectTrust, ProjectView
-    from co_tui.deps import CoDeps
+    from co_tui.context.deps import CoDeps
     from co_tui.session import ChatSession
     from co_tui.store.sessions import LoadedSession, SessionStore
     from co_tui.tui.frontend import TuiFrontend

@@ -1,5 +1,5 @@
 """The `@` picker: while the word at the prompt's cursor starts with `@`, workspace files and
-vault notes that fuzzily match what follows it, best first (co_tui/attachments.py lists
+vault notes that fuzzily match what follows it, best first (co_tui/context/attachments.py lists
 them; Textual's FuzzySearch scores and marks the matched letters).
 
 The prompt keeps the focus: it sends `query` here (None: no `@` word at the cursor) and,
@@ -24,12 +24,12 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from co_tui.attachments import NOTE_PREFIX, vault_notes, workspace_files
+from co_tui.context.attachments import NOTE_PREFIX, vault_notes, workspace_files
 from co_tui.safety.visible import is_plain, visible
 
 SHOWN = 8
 MAX_SCORED = 2_000
-# The `@` word that ends at the cursor (same start rule as co_tui.attachments.MENTION).
+# The `@` word that ends at the cursor (same start rule as co_tui.context.attachments.MENTION).
 AT_CURSOR = re.compile(r'(?<![\w.@/\\])@("?[^\s"]*)$')
 
 

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from co_tui.pricing import format_window
+from co_tui.context.usage import format_window
 
 WARNING_CHARS = 40
 SHORT_WARNING_CHARS = 20

@@ -40,8 +40,8 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import Model, ModelRequestContext
 
-from co_tui.compaction import Compaction, ContextWindow
-from co_tui.history import (
+from co_tui.context.compaction import Compaction, ContextWindow
+from co_tui.context.summaries import (
     COMPACT_ACK,
     approx_tokens,
     current_turn_start,
@@ -56,7 +56,7 @@ from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_pr
 from co_tui.protocol import events as ev
 
 if TYPE_CHECKING:
-    from co_tui.deps import CoDeps
+    from co_tui.context.deps import CoDeps
 
 Sleep = Callable[[float], Awaitable[None]]
 

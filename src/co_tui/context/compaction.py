@@ -1,5 +1,5 @@
 """A compaction: from which message on the model is sent a summary instead of the earlier
-messages. The transcript itself keeps every message (context_window.py builds requests;
+messages. The transcript itself keeps every message (context/window.py builds requests;
 store/sessions.py stores compactions as events of the session)."""
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_tui.compaction import ContextWindow
 from co_tui.config.endpoints import GoogleEndpoints, SlackEndpoints
 from co_tui.config.settings import DEFAULT_SAFE_COMMANDS, Settings
+from co_tui.context.compaction import ContextWindow
 from co_tui.integrations.google_auth import GoogleSession
 from co_tui.integrations.retry import RetryPolicy
 from co_tui.memory.config import MemoryConfig

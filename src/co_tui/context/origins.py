@@ -7,7 +7,7 @@ other people's mail and Slack messages, MCP servers, a project the user has not 
 - the parts of the system prompt someone other than co-tui wrote, each with the origin the
   assembly gave it (prompts/assembly.py `PromptPiece`: the user's knowledge is private, an
   untrusted project's instructions and knowledge are untrusted);
-- files attached to a prompt (co_tui/attachments.py puts each in a `TextContent` whose
+- files attached to a prompt (co_tui/context/attachments.py puts each in a `TextContent` whose
   metadata names it; a prompt stored before that carries them as text blocks);
 - tool results and tool errors, with their tool's origin (its spec: tools/specs.py; an MCP
   server's tools are untrusted; a tool nobody knows is untrusted). An error counts: a page's
@@ -34,8 +34,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from co_tui.attachments import Attached, attached_blocks, attachment_of, typed_text
-from co_tui.history import SUMMARY_PREFIX
+from co_tui.context.attachments import Attached, attached_blocks, attachment_of, typed_text
+from co_tui.context.summaries import SUMMARY_PREFIX
 from co_tui.orchestrator.approvals import tool_args
 from co_tui.prompts.assembly import PromptPiece
 from co_tui.protocol.tool_spec import NEUTRAL, Origin, OriginKind, one_line, result_field

@@ -1,6 +1,6 @@
 """Conversation memory: the helpers and the summariser the context window and /compact use.
 
-What is sent of the conversation is built in context_window.py; nothing here changes the
+What is sent of the conversation is built in context/window.py; nothing here changes the
 stored history.
 """
 

@@ -1,4 +1,4 @@
-"""build_agent(): the model, the tools (each asks first or not per its spec, tools/specs.py),
+"""build_agent(): the model, the tools (each asks first or not per its spec, policy/tool_specs.py),
 the instructions.
 
 Untrusted tool results reach the model fenced (FenceUntrusted, after the history
@@ -18,14 +18,14 @@ from co_tui.config.settings import Settings
 from co_tui.context.deps import CoDeps
 from co_tui.context.window import SendWindow
 from co_tui.llm import ResolvedModel, resolve_model
-from co_tui.orchestrator.egress_session import session_table
-from co_tui.orchestrator.fence import FenceUntrusted
+from co_tui.policy.egress_session import session_table
+from co_tui.policy.fence import FenceUntrusted
+from co_tui.policy.tool_specs import BUILTIN_SPECS
 from co_tui.prompts import agent_instructions
 from co_tui.protocol.tool_spec import ToolSpec
 from co_tui.skills.tool import load_skill, register_skills
 from co_tui.tools.catalog import FUNCTION_TOOLS
 from co_tui.tools.delegate import delegate
-from co_tui.tools.specs import BUILTIN_SPECS
 from co_tui.tools.web import web_tool_specs, web_toolset
 
 # The function tools build_agent registers itself, each with its spec's approval; sub-agents

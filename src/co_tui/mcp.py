@@ -243,7 +243,7 @@ async def connect_mcp_servers(
 def _egress_guard(ctx: RunContext[CoDeps], tool_def: Any, tool_args: dict[str, Any]) -> bool:
     """An outbound server's call waits for approval when the egress guard holds it:
     untrusted content in the conversation, or private text in its arguments."""
-    from co_tui.orchestrator.egress_session import review_call
+    from co_tui.policy.egress_session import review_call
 
     return review_call(ctx, ctx.tool_name or tool_def.name, tool_args) is not None
 
@@ -288,7 +288,7 @@ class _GuardedToolset(WrapperToolset[Any]):
 
     async def _sent(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
         """The call, recorded as an egress span: it leaves this machine."""
-        from co_tui.orchestrator.egress_session import source_labels
+        from co_tui.policy.egress_session import source_labels
         from co_tui.telemetry.tracing import traced_egress
 
         size = len(json.dumps(tool_args, ensure_ascii=False, default=str).encode())

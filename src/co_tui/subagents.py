@@ -36,10 +36,10 @@ from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from co_tui.context.deps import CoDeps, new_session_id
-from co_tui.orchestrator.egress import EgressReview, Source, context_sources
-from co_tui.orchestrator.egress_session import SubagentDeps, review_call, session_table
-from co_tui.orchestrator.fence import FENCE_RULE, FenceUntrusted
 from co_tui.orchestrator.stream import EventStream
+from co_tui.policy.egress import EgressReview, Source, context_sources
+from co_tui.policy.egress_session import SubagentDeps, review_call, session_table
+from co_tui.policy.fence import FENCE_RULE, FenceUntrusted
 from co_tui.protocol import events as ev
 from co_tui.protocol.frontend import (
     DENIED_MESSAGE,

@@ -37,16 +37,16 @@ from co_tui.agent import build_agent
 from co_tui.config.settings import Permissions, Settings
 from co_tui.context.summaries import SUMMARY_PREFIX
 from co_tui.mcp import attach_mcp, connect_mcp_servers
-from co_tui.orchestrator.carried import find_carried, overlaps
-from co_tui.orchestrator.egress import (
+from co_tui.orchestrator.turn import run_turn
+from co_tui.policy.carried import find_carried, overlaps
+from co_tui.policy.egress import (
     BUILTIN_TABLE,
     ORIGINS,
     Source,
     context_sources,
     egress_review,
 )
-from co_tui.orchestrator.fence import fence, fence_messages
-from co_tui.orchestrator.turn import run_turn
+from co_tui.policy.fence import fence, fence_messages
 from co_tui.protocol.frontend import ApprovalDecision, ApprovalRequest
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.protocol.tool_spec import mcp_tool_spec

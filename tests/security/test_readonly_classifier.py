@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from co_tui.config.settings import DEFAULT_SAFE_COMMANDS
-from co_tui.orchestrator.readonly import ReadOnlyVerdict, classify_read_only
+from co_tui.policy.readonly import ReadOnlyVerdict, classify_read_only
 from tests.sizes import examples
 
 

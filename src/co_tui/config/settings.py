@@ -96,7 +96,7 @@ class Permissions(BaseModel):
 
 
 # Run without asking (only in an isolating sandbox, read-only) when the arguments pass the
-# per-program rules in orchestrator/readonly.py; entries may name a git subcommand.
+# per-program rules in policy/readonly.py; entries may name a git subcommand.
 DEFAULT_SAFE_COMMANDS = [
     "ls",
     "cat",

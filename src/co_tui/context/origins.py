@@ -9,7 +9,7 @@ other people's mail and Slack messages, MCP servers, a project the user has not 
   untrusted project's instructions and knowledge are untrusted);
 - files attached to a prompt (co_tui/context/attachments.py puts each in a `TextContent` whose
   metadata names it; a prompt stored before that carries them as text blocks);
-- tool results and tool errors, with their tool's origin (its spec: tools/specs.py; an MCP
+- tool results and tool errors, with their tool's origin (its spec: policy/tool_specs.py; an MCP
   server's tools are untrusted; a tool nobody knows is untrusted). An error counts: a page's
   HTTP reason phrase, an MCP result shaped like an error, are someone else's words. Only a
   denied or interrupted call's text is co-tui's own;
@@ -36,7 +36,7 @@ from pydantic_ai.messages import (
 
 from co_tui.context.attachments import Attached, attached_blocks, attachment_of, typed_text
 from co_tui.context.summaries import SUMMARY_PREFIX
-from co_tui.orchestrator.approvals import tool_args
+from co_tui.policy.approvals import tool_args
 from co_tui.prompts.assembly import PromptPiece
 from co_tui.protocol.tool_spec import NEUTRAL, Origin, OriginKind, one_line, result_field
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from co_tui.config.paths import PROJECT_DIR_NAME, user_config_dir
 from co_tui.config.settings import Settings
 from co_tui.config.trust.project_files import ProjectView
-from co_tui.orchestrator.fence_text import fence
+from co_tui.policy.fence_text import fence
 from co_tui.prompts.model_quirks import quirks_for
 from co_tui.prompts.tiers import TIER_FULL, TIER_MID, TIER_TINY, model_tier
 from co_tui.protocol.tool_spec import Origin, OriginKind

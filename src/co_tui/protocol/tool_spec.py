@@ -5,7 +5,7 @@ argument names a call in one line, and what the egress guard needs to know: wher
 results come from (`Origin`: private, untrusted), how to name one of its results for the
 user, whether a call sends data off this machine and to where, and why it asks. The
 orchestrator reads specs and names no tool: adding a tool means writing its spec next to it
-(built-in tools: tools/specs.py; an MCP server's tools: `mcp_tool_spec`), never editing
+(built-in tools: policy/tool_specs.py; an MCP server's tools: `mcp_tool_spec`), never editing
 orchestrator/.
 
 This module imports nothing from co_tui, so the tools and the orchestrator can both use it.

@@ -1,6 +1,6 @@
 """The built-in function tools, in the order the model is offered them.
 
-Whether a call waits for the user is the tool's spec (`requires_approval`, tools/specs.py),
+Whether a call waits for the user is the tool's spec (`requires_approval`, policy/tool_specs.py),
 not a list it is in. `delegate` is not here: it starts sub-agents, which are given tools
 from this catalog (subagents.py), so build_agent adds it itself. The web tools (per
 web_policy) and load_skill come in toolsets of their own.
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from co_tui.policy.tool_specs import BUILTIN_SPECS
 from co_tui.tools import google_calendar, google_drive, google_gmail, memory, obsidian, slack
 from co_tui.tools.shell import run_shell_command
-from co_tui.tools.specs import BUILTIN_SPECS
 
 ToolFunc = Callable[..., Any]
 

@@ -12,8 +12,8 @@ from typing import Any
 from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.context.deps import CoDeps
-from co_tui.orchestrator.egress import Source
-from co_tui.orchestrator.egress_session import run_sources, run_typed
+from co_tui.policy.egress import Source
+from co_tui.policy.egress_session import run_sources, run_typed
 from co_tui.protocol.frontend import NullFrontend
 from co_tui.subagents import read_only_tools, run_subagent
 

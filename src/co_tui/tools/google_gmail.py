@@ -17,7 +17,7 @@ from typing import Any
 from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.context.deps import CoDeps
-from co_tui.orchestrator.egress_session import source_labels
+from co_tui.policy.egress_session import source_labels
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import ToolFailure, handle_tool_error
 from co_tui.tools.google_api import google_call
@@ -171,5 +171,5 @@ async def draft_email(
     return f"Draft created for {to}: {subject!r} (draft id {draft.get('id')}). Open it: {link}"
 
 
-# Registered by build_agent (tools/catalog.py); whether a call asks: tools/specs.py.
+# Registered by build_agent (tools/catalog.py); whether a call asks: policy/tool_specs.py.
 TOOLS: list[Any] = [draft_email, list_emails, search_emails]

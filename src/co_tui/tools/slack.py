@@ -16,7 +16,7 @@ from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.config.settings import Settings
 from co_tui.context.deps import CoDeps
-from co_tui.orchestrator.egress_session import source_labels
+from co_tui.policy.egress_session import source_labels
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import (
     ToolFailure,
@@ -345,7 +345,7 @@ def integration_state(settings: Settings) -> tuple[str, Literal["ok", "error", "
     return ("configured (bot token)" if token.startswith("xoxb-") else "configured"), "ok"
 
 
-# Registered by build_agent (tools/catalog.py); whether a call asks: tools/specs.py.
+# Registered by build_agent (tools/catalog.py); whether a call asks: policy/tool_specs.py.
 TOOLS: list[Any] = [
     post_slack_message,
     list_slack_channels,

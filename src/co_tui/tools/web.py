@@ -5,7 +5,7 @@ ask (every call waits for approval), deny (not registered; a call still refuses)
 data off this machine, so the egress guard makes a call wait for approval, whatever the
 policy, once private or untrusted content is in the conversation (`web_toolset`). Fetching
 obeys the domain lists and the SSRF rules in co_tui.web.ssrf. Results reach the model fenced
-as untrusted (orchestrator/fence.py); every request is recorded as an egress span.
+as untrusted (policy/fence.py); every request is recorded as an egress span.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from pydantic_ai import ModelRetry, RunContext
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
 from co_tui.context.deps import CoDeps
-from co_tui.orchestrator.egress_session import review_call, source_labels
 from co_tui.permissions.matching import ToolCall
+from co_tui.policy.egress_session import review_call, source_labels
+from co_tui.policy.tool_specs import BUILTIN_SPECS
 from co_tui.protocol.tool_spec import ToolSpec
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools._errors import parse_retry_after, terminal_error
-from co_tui.tools.specs import BUILTIN_SPECS
 from co_tui.web.fetch import FetchFailed, fetch_page
 from co_tui.web.ssrf import FetchRefused
 from co_tui.web.text import html_to_markdown, tidy, truncate

@@ -1,5 +1,5 @@
 """Page text for the model: HTML to Markdown, and truncation. (The fence that marks it as
-untrusted is applied to every request: co_tui.orchestrator.fence.)"""
+untrusted is applied to every request: co_tui.policy.fence.)"""
 
 from __future__ import annotations
 

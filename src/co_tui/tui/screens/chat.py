@@ -215,7 +215,7 @@ class ChatScreen(Screen[None]):
         self.transcript.post_message(Settle(settled, laid_out=True))
 
     def _open_dialog(self, message: ApprovalAsked) -> None:
-        from co_tui.orchestrator.approvals import key_argument
+        from co_tui.policy.approvals import key_argument
         from co_tui.protocol.frontend import ApprovalDecision
         from co_tui.tui.screens.approval import ApprovalScreen
 

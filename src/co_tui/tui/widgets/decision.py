@@ -29,7 +29,7 @@ def decision_words(record: ApprovalRecord) -> str:
 
 
 def approval_line(record: ApprovalRecord) -> Text:
-    from co_tui.orchestrator.approvals import key_argument  # pydantic-ai: after the first frame
+    from co_tui.policy.approvals import key_argument  # pydantic-ai: after the first frame
 
     words, glyph, style = DECISIONS.get(record.decision, (record.decision, "·", ""))
     line = Text(f"{glyph} {words} ", style=style)

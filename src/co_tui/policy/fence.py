@@ -30,9 +30,9 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import ModelRequestContext
 
-from co_tui.orchestrator.approvals import tool_args
-from co_tui.orchestrator.egress import ToolTable, origin_and_label
-from co_tui.orchestrator.fence_text import CLOSE_TAG, FENCE_RULE, REMOVED, fence, neutralise
+from co_tui.policy.approvals import tool_args
+from co_tui.policy.egress import ToolTable, origin_and_label
+from co_tui.policy.fence_text import CLOSE_TAG, FENCE_RULE, REMOVED, fence, neutralise
 
 __all__ = [
     "CLOSE_TAG",

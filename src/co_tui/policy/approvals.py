@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic_ai.messages import ToolCallPart
 
-from co_tui.orchestrator.readonly import ReadOnlyVerdict, classify_read_only
 from co_tui.permissions.matching import ToolCall
 from co_tui.permissions.ruleset import PermissionRule, PermissionRules
+from co_tui.policy.readonly import ReadOnlyVerdict, classify_read_only
+from co_tui.policy.tool_specs import BUILTIN_SPECS
 from co_tui.protocol.tool_spec import DEFAULT_APPROVAL_REASON
-from co_tui.tools.specs import BUILTIN_SPECS
 
 
 def tool_args(part: ToolCallPart) -> dict[str, Any]:
@@ -118,7 +118,7 @@ def _built_in_policy(
 
 
 def approval_reason(tool_name: str, isolation_level: str) -> str:
-    """Why a call waits for the user, for the dialog: its spec's reason (tools/specs.py)."""
+    """Why a call waits for the user, for the dialog: its spec's reason (policy/tool_specs.py)."""
     spec = BUILTIN_SPECS.get(tool_name)
     return spec.reason(isolation_level) if spec is not None else DEFAULT_APPROVAL_REASON
 

@@ -17,7 +17,7 @@ from pydantic_ai import RunContext
 
 from co_tui.context.deps import CoDeps
 from co_tui.context.origins import typed_texts
-from co_tui.orchestrator.egress import (
+from co_tui.policy.egress import (
     BUILTIN_TABLE,
     EgressReview,
     Source,
@@ -25,7 +25,7 @@ from co_tui.orchestrator.egress import (
     context_sources,
     egress_review,
 )
-from co_tui.tools.specs import BUILTIN_SPECS
+from co_tui.policy.tool_specs import BUILTIN_SPECS
 
 
 @dataclass

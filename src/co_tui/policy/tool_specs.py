@@ -2,7 +2,7 @@
 
 A new built-in tool gets its spec here, in the section of its module; build_agent registers
 it with the spec's `requires_approval`, /tools lists it under its `source`, and the
-orchestrator reads this table (orchestrator/egress.py: results and outbound calls;
+orchestrator reads this table (policy/egress.py: results and outbound calls;
 approvals.py: why a call asks, which argument names it) and needs no edit.
 tests/security/test_egress_guard.py checks that every tool build_agent registers has a spec.
 This module is data: it imports no tool, so the orchestrator can read it without importing
@@ -36,7 +36,7 @@ _MEMORY = Origin(OriginKind.MEMORY, private=True, untrusted=False)
 _EMAIL = Origin(OriginKind.EMAIL, private=True, untrusted=True)
 _SLACK = Origin(OriginKind.SLACK, private=True, untrusted=True)
 _WEB = Origin(OriginKind.WEB, private=False, untrusted=True)
-# A sub-agent's report counts as what the sub-agent read (orchestrator/egress.py reads the
+# A sub-agent's report counts as what the sub-agent read (policy/egress.py reads the
 # sources tools/delegate.py lists in it).
 _SUBAGENT = Origin(OriginKind.SUBAGENT, private=False, untrusted=False)
 

@@ -12,7 +12,7 @@ history holds, nothing else. Where each piece of context came from is origins.py
 
 `ToolTable` is the session's tools by name, each a `ToolSpec` (protocol/tool_spec.py): its `Origin`,
 how to label its results, and where it sends data. This module names no tool:
-`BUILTIN_TABLE` holds the built-in tools' specs (tools/specs.py), and `ToolTable.with_specs`
+`BUILTIN_TABLE` holds the built-in tools' specs (policy/tool_specs.py), and `ToolTable.with_specs`
 adds a connected MCP server's tools (`mcp_tool_spec`: untrusted, outbound unless the server
 is local). A tool the table does not know counts as untrusted, and as outbound: a result
 nobody vouched for is treated like one from the internet, a call nobody described may send
@@ -30,11 +30,11 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from co_tui.context.origins import Source, iter_sources, origin_and_label
-from co_tui.orchestrator.carried import Carried, find_carried
+from co_tui.policy.carried import Carried, find_carried
+from co_tui.policy.tool_specs import BUILTIN_SPECS
 from co_tui.prompts.assembly import PromptPiece
 from co_tui.protocol.frontend import ApprovalRequest
 from co_tui.protocol.tool_spec import UNKNOWN_TOOL, Origin, OriginKind, ToolSpec
-from co_tui.tools.specs import BUILTIN_SPECS
 
 __all__ = [
     "BUILTIN_TABLE",

@@ -1,6 +1,6 @@
 """RetryPolicy: how the Google and Slack tools retry a transient failure (CoDeps.retry).
 
-Apart from tools/_errors.py, which applies it, so that CoDeps can hold one without
+Apart from tools/errors.py, which applies it, so that CoDeps can hold one without
 importing pydantic-ai.
 """
 

@@ -19,7 +19,7 @@ from co_tui.integrations.google_auth import (
     get_cached_google_creds,
     persist_refreshed_token,
 )
-from co_tui.tools._errors import (
+from co_tui.tools.errors import (
     ClassifiedError,
     ToolErrorKind,
     ToolFailure,

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic_ai import ModelRetry, RunContext
 
 from co_tui.context.deps import CoDeps
-from co_tui.tools._errors import ToolFailure, handle_tool_error
+from co_tui.tools.errors import ToolFailure, handle_tool_error
 from co_tui.tools.google_api import google_call
 
 SERVICE = "Google Calendar"

@@ -19,7 +19,7 @@ from pydantic_ai import ModelRetry, RunContext
 from co_tui.context.deps import CoDeps
 from co_tui.policy.egress_session import source_labels
 from co_tui.telemetry.tracing import traced_egress
-from co_tui.tools._errors import ToolFailure, handle_tool_error
+from co_tui.tools.errors import ToolFailure, handle_tool_error
 from co_tui.tools.google_api import google_call
 
 SERVICE = "Gmail"

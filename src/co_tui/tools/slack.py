@@ -18,7 +18,7 @@ from co_tui.config.settings import Settings
 from co_tui.context.deps import CoDeps
 from co_tui.policy.egress_session import source_labels
 from co_tui.telemetry.tracing import traced_egress
-from co_tui.tools._errors import (
+from co_tui.tools.errors import (
     ToolFailure,
     call_with_retries,
     classify_slack_error,

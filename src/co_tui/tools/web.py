@@ -27,7 +27,7 @@ from co_tui.policy.egress_session import review_call, source_labels
 from co_tui.policy.tool_specs import BUILTIN_SPECS
 from co_tui.protocol.tool_spec import ToolSpec
 from co_tui.telemetry.tracing import traced_egress
-from co_tui.tools._errors import parse_retry_after, terminal_error
+from co_tui.tools.errors import parse_retry_after, terminal_error
 from co_tui.web.fetch import FetchFailed, fetch_page
 from co_tui.web.ssrf import FetchRefused
 from co_tui.web.text import html_to_markdown, tidy, truncate

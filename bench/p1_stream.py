@@ -23,7 +23,7 @@ os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.agent import AgentBundle, build_agent
+from co_tui.agent.build import AgentBundle, build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.deps import CoDeps, create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox

@@ -67,7 +67,7 @@ async def open_cost(db: Path, workspace: Path, turns: int) -> tuple[float, float
     """(seconds to the first frame, seconds until the transcript and history are restored)."""
     from pydantic_ai.models.function import FunctionModel
 
-    from co_tui.agent import build_agent
+    from co_tui.agent.build import build_agent
     from co_tui.config.settings import Settings
     from co_tui.context.deps import create_deps
     from co_tui.sandbox import SandboxChoice, SubprocessSandbox

@@ -57,7 +57,7 @@ async def _turn_overhead(tmp: Path) -> tuple[float, float, float, int]:
     """Turns alternate without and with telemetry (same session, same sandbox), so machine
     load hits both alike; each starts a fresh conversation. The export runs in the background
     after a turn: its cost is measured apart (the flush at shutdown), not as turn latency."""
-    from co_tui.agent import build_agent
+    from co_tui.agent.build import build_agent
     from co_tui.config.settings import Settings
     from co_tui.context.deps import create_deps
     from co_tui.protocol.recording import RecordingFrontend

@@ -31,7 +31,7 @@ from pydantic_ai.models.function import (
     FunctionModel,
 )
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.context.summaries import approx_tokens, current_turn_start

@@ -17,7 +17,7 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
 
-from co_tui.agent import AgentBundle, build_agent
+from co_tui.agent.build import AgentBundle, build_agent
 from co_tui.config.settings import Settings
 from co_tui.config.trust.project_files import ProjectView
 from co_tui.context.deps import CoDeps, create_deps

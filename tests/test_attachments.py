@@ -12,7 +12,7 @@ import pytest
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.attachments import (
     MAX_FILE_BYTES,

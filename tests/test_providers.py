@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic_ai.models.test import TestModel
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.llm.providers import ProviderError, configured_provider, resolve_model
 from co_tui.orchestrator.turn import run_turn

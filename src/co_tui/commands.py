@@ -32,7 +32,7 @@ from rich.text import Text
 from co_tui.telemetry.tracing import traced_command
 
 if TYPE_CHECKING:
-    from co_tui.agent import AgentBundle
+    from co_tui.agent.build import AgentBundle
     from co_tui.config.settings import Settings
     from co_tui.context.deps import CoDeps
     from co_tui.custom_commands import CustomCommand
@@ -222,7 +222,7 @@ async def _status(ctx: CommandContext, arg: str) -> None:
     )
     rows = gather_status(ctx.settings, ctx.deps.workspace or Path.cwd(), choice)
     if ctx.settings.mcp_servers:
-        from co_tui.mcp import mcp_status_rows
+        from co_tui.agent.mcp import mcp_status_rows
 
         rows += mcp_status_rows(ctx.settings, ctx.deps.mcp)
     ctx.show(render_status_table(rows))
@@ -231,7 +231,7 @@ async def _status(ctx: CommandContext, arg: str) -> None:
 async def _tools(ctx: CommandContext, arg: str) -> None:
     import asyncio
 
-    from co_tui.tool_listing import tools_table
+    from co_tui.agent.tool_listing import tools_table
 
     ctx.show(await asyncio.to_thread(tools_table, ctx.bundle, ctx.settings))
 
@@ -311,7 +311,7 @@ async def _model(ctx: CommandContext, arg: str) -> None:
         ctx.show(Text(f"{provider} does not serve a model named {name!r}.", style="bold"))
         ctx.show(models_table(provider, served, current))
         return
-    from co_tui.agent import build_agent
+    from co_tui.agent.build import build_agent
     from co_tui.llm import ProviderError
 
     new_settings = ctx.settings.model_copy(update={setting: name, "model": ""})
@@ -320,7 +320,7 @@ async def _model(ctx: CommandContext, arg: str) -> None:
     except ProviderError as exc:
         ctx.show(f"Cannot switch to `{name}`: {exc}")
         return
-    from co_tui.mcp import attach_mcp
+    from co_tui.agent.mcp import attach_mcp
 
     if ctx.deps.mcp is not None:
         attach_mcp(bundle, ctx.deps.mcp)  # the session's MCP servers stay connected across /model

@@ -30,11 +30,11 @@ if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after th
     from pydantic_ai import DeferredToolRequests
     from pydantic_ai.messages import ModelMessage, TextContent
 
-    from co_tui.agent import AgentBundle
+    from co_tui.agent.build import AgentBundle
+    from co_tui.agent.mcp import MCPConnection
     from co_tui.config.settings import Settings
     from co_tui.config.trust import ProjectView
     from co_tui.context.deps import CoDeps
-    from co_tui.mcp import MCPConnection
     from co_tui.orchestrator.turn import TurnResult
     from co_tui.store.sessions import LoadedSession, SessionRecorder, SessionStore
 
@@ -185,7 +185,7 @@ class ChatSession:
                 self.deps.project = self.project
         self.deps.context_window = self.window
         if self.bundle is None:
-            from co_tui.agent import build_agent
+            from co_tui.agent.build import build_agent
 
             self.bundle = build_agent(self.settings, **self._agent_options)
             from co_tui.telemetry import setup_telemetry
@@ -226,7 +226,7 @@ class ChatSession:
         if not self.settings.mcp_servers:
             ready(None)
             return
-        from co_tui.mcp import attach_mcp, connect_mcp_servers
+        from co_tui.agent.mcp import attach_mcp, connect_mcp_servers
 
         connection = await connect_mcp_servers(self.settings, deps.workspace)
         called = False

@@ -8,7 +8,7 @@ import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.test import TestModel
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.evals.cases import DIMENSIONS, CasesError, load_cases, select_cases
 from co_tui.evals.runner import parameters, tool_definitions

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from pydantic_ai import Agent
 from pydantic_ai.messages import TextPart
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.context.deps import create_deps
 from co_tui.llm import resolve_model
 from co_tui.llm.local import server as local_server

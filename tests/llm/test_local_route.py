@@ -8,7 +8,7 @@ import pytest
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.tools import ToolDefinition
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.evals.runner import tool_definitions
 from co_tui.llm.local.route import Example, Router, builtin_examples, terms

@@ -9,7 +9,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelRequest, ToolCallPart, UserPromptPart
 from pydantic_ai.models import ModelRequestParameters
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.context.deps import create_deps
 from co_tui.evals.runner import tool_definitions
 from co_tui.llm import resolve_model

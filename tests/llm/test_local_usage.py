@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.context.deps import create_deps
 from co_tui.llm.local import server as local_server
 from co_tui.orchestrator.turn import run_turn

@@ -13,10 +13,8 @@ from typing import Any
 import pytest
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.agent import AgentBundle, build_agent, builtin_tool_specs
-from co_tui.config.settings import Settings, WebPolicy
-from co_tui.evals.runner import tool_definitions
-from co_tui.mcp import (
+from co_tui.agent.build import AgentBundle, build_agent, builtin_tool_specs
+from co_tui.agent.mcp import (
     MCPConnection,
     attach_mcp,
     connect_mcp_servers,
@@ -24,6 +22,8 @@ from co_tui.mcp import (
     mcp_status_rows,
     mcp_status_summary,
 )
+from co_tui.config.settings import Settings, WebPolicy
+from co_tui.evals.runner import tool_definitions
 from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend

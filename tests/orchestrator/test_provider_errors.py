@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.orchestrator.provider_errors import MAX_DELAY_S, backoff_delay
 from co_tui.orchestrator.turn import run_turn

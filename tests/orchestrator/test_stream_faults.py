@@ -16,7 +16,7 @@ import pytest
 from pydantic_ai import DeferredToolRequests
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.orchestrator.turn import TurnResult, run_turn
 from co_tui.protocol import events as ev

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.paths import user_config_dir
 from co_tui.config.trust import load_project_settings
 from co_tui.memory.config import memories_dir

@@ -31,7 +31,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.paths import user_config_dir
 from co_tui.config.trust import load_project_settings
 from co_tui.protocol.recording import RecordingFrontend

@@ -33,10 +33,10 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
+from co_tui.agent.mcp import attach_mcp, connect_mcp_servers
 from co_tui.config.settings import Permissions, Settings
 from co_tui.context.summaries import SUMMARY_PREFIX
-from co_tui.mcp import attach_mcp, connect_mcp_servers
 from co_tui.orchestrator.turn import run_turn
 from co_tui.policy.carried import find_carried, overlaps
 from co_tui.policy.egress import (

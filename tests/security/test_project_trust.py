@@ -24,7 +24,7 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from rich.console import Console
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.paths import user_settings_path
 from co_tui.config.settings import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.config.trust import LoadedSettings, load_project_settings

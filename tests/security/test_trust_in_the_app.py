@@ -14,7 +14,7 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.paths import user_config_dir, user_settings_path
 from co_tui.config.trust import load_project_settings
 from co_tui.tui.app import CoApp

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import FunctionModel
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox

@@ -24,7 +24,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui import commands
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.summaries import SUMMARY_PREFIX, approx_tokens, is_summary, trim_old_tool_output
 from co_tui.context.window import MARKER_TEXT, window_split
@@ -176,7 +176,7 @@ def open_session(
     resume: str | None = None,
     **settings: Any,
 ) -> ChatSession:
-    from co_tui.agent import build_agent
+    from co_tui.agent.build import build_agent
 
     config = Settings(**settings)
     bundle = build_agent(config, model=scripted.model, instructions="t", summarizer=summary_model)

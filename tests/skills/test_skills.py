@@ -157,7 +157,7 @@ async def test_load_skill_in_a_turn(tmp_path: Path) -> None:
 
 
 async def test_explicit_instructions_leave_out_the_skills_list(tmp_path: Path) -> None:
-    from co_tui.agent import build_agent
+    from co_tui.agent.build import build_agent
 
     model = ScriptedModel(["hi"])
     bundle = build_agent(Settings(), model=model.model, instructions="Only this.")

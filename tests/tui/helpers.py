@@ -13,7 +13,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolC
 from textual.strip import Strip
 from textual.widget import Widget
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox

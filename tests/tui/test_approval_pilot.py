@@ -222,7 +222,7 @@ async def test_the_sandbox_warning_stays_in_the_status_bar(tmp_path: Path) -> No
 async def test_a_sandbox_that_cannot_start_is_named(tmp_path: Path, monkeypatch: Any) -> None:
     from pydantic_ai.models.function import FunctionModel
 
-    from co_tui.agent import build_agent
+    from co_tui.agent.build import build_agent
     from co_tui.tui.app import CoApp
 
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-such-docker.sock")

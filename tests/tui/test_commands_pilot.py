@@ -20,7 +20,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.paths import user_config_dir
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps

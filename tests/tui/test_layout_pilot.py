@@ -15,7 +15,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 from textual.css.stylesheet import Stylesheet
 
-from co_tui.agent import build_agent
+from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox

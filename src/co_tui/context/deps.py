@@ -26,9 +26,9 @@ from co_tui.telemetry.tracing import traced_sandbox
 from co_tui.web.config import WebConfig
 
 if TYPE_CHECKING:
+    from co_tui.agent.mcp import MCPConnection
     from co_tui.config.trust.project_files import ProjectView
     from co_tui.knowledge.notes_index import NotesIndex
-    from co_tui.mcp import MCPConnection
     from co_tui.prompts.assembly import PromptPiece
     from co_tui.protocol.frontend import FrontendProtocol
 

@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from pydantic_ai import DeferredToolRequests
     from textual.driver import Driver
 
-    from co_tui.agent import AgentBundle
+    from co_tui.agent.build import AgentBundle
     from co_tui.config.settings import Settings
     from co_tui.config.trust import LoadedSettings, ProjectTrust, ProjectView
     from co_tui.context.deps import CoDeps
@@ -386,7 +386,7 @@ class CoApp(App[None]):
     async def _hold_mcp(self, ready: asyncio.Event) -> None:
         """The MCP servers, held for the session by this worker (the stdio transports must
         open and close in one task); it is cancelled when the app exits."""
-        from co_tui.mcp import MCPConnection, failure_note, mcp_status_summary
+        from co_tui.agent.mcp import MCPConnection, failure_note, mcp_status_summary
 
         def connected(connection: MCPConnection | None) -> None:
             if connection is not None:

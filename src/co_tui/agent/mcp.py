@@ -45,7 +45,7 @@ from co_tui.protocol.tool_spec import ToolSpec, mcp_tool_spec
 if TYPE_CHECKING:
     from pydantic_ai import RunContext
 
-    from co_tui.agent import AgentBundle
+    from co_tui.agent.build import AgentBundle
     from co_tui.context.deps import CoDeps
     from co_tui.status import StatusRow
 
@@ -227,7 +227,7 @@ async def connect_mcp_servers(
     results = await asyncio.gather(
         *(_connect_one(n, settings.mcp_servers[n], workspace, timeout) for n in names)
     )
-    from co_tui.agent import builtin_tool_specs
+    from co_tui.agent.build import builtin_tool_specs
 
     connection = MCPConnection()
     owners = dict.fromkeys(builtin_tool_specs(settings), "a built-in tool")

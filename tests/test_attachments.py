@@ -180,8 +180,8 @@ def test_an_attached_file_is_a_private_source_and_not_replayed(
 ) -> None:
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    from co_tui.orchestrator.replay import replay
     from co_tui.policy.egress import context_sources
+    from co_tui.turn.replay import replay
 
     vault = tmp_path / "vault"
     vault.mkdir()

@@ -10,8 +10,8 @@ from pydantic_ai.models.test import TestModel
 from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.llm.providers import ProviderError, configured_provider, resolve_model
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.turn.runner import run_turn
 from tests.helpers import make_deps
 from tests.servers.fake_openai import error, serve, text
 

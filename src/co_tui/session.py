@@ -35,8 +35,8 @@ if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after th
     from co_tui.config.settings import Settings
     from co_tui.config.trust import ProjectView
     from co_tui.context.deps import CoDeps
-    from co_tui.orchestrator.turn import TurnResult
     from co_tui.store.sessions import LoadedSession, SessionRecorder, SessionStore
+    from co_tui.turn.runner import TurnResult
 
 
 class SessionNotReady(RuntimeError):
@@ -295,7 +295,7 @@ class ChatSession:
     async def _run(
         self, prompt: str | list[str | TextContent], pending: DeferredToolRequests | None = None
     ) -> TurnResult:
-        from co_tui.orchestrator.turn import run_turn
+        from co_tui.turn.runner import run_turn
 
         bundle, deps = self.built()
         self.turn_tokens = 0

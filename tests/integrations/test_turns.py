@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from co_tui.context.deps import CoDeps
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle
 from tests.servers.google_fake import FakeGoogle
 from tests.servers.slack_fake import FakeSlack

@@ -9,9 +9,9 @@ from pydantic_ai.messages import ModelRequest
 from co_tui.config.paths import PROJECT_DIR_NAME
 from co_tui.config.settings import Settings
 from co_tui.config.trust.project_files import ProjectView, read_project_files
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 from tests.knowledge.conftest import SECRET
 

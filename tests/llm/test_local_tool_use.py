@@ -17,10 +17,10 @@ from co_tui.llm.local import server as local_server
 from co_tui.llm.local.provider import LocalModel
 from co_tui.llm.local.route import builtin_examples
 from co_tui.llm.local.strategy import DECLINED
-from co_tui.orchestrator.turn import TurnResult, run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+from co_tui.turn.runner import TurnResult, run_turn
 from tests.llm.conftest import local_settings
 
 pytestmark = [pytest.mark.llm, pytest.mark.usefixtures("allow_model_requests")]

@@ -10,8 +10,8 @@ import pytest
 from co_tui.agent.build import build_agent
 from co_tui.context.deps import create_deps
 from co_tui.llm.local import server as local_server
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.turn.runner import run_turn
 from tests.llm.conftest import local_settings
 
 pytestmark = [pytest.mark.llm, pytest.mark.usefixtures("allow_model_requests")]

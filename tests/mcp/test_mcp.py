@@ -24,9 +24,9 @@ from co_tui.agent.mcp import (
 )
 from co_tui.config.settings import Settings, WebPolicy
 from co_tui.evals.runner import tool_definitions
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 
 SERVER_APP = Path(__file__).with_name("server_app.py")

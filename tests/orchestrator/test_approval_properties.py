@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from co_tui.config.settings import DEFAULT_SAFE_COMMANDS
-from co_tui.orchestrator.turn import run_turn
 from co_tui.policy.approvals import is_safe_command
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
 from tests.sizes import examples
 

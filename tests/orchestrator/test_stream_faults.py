@@ -18,9 +18,9 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 
 from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
-from co_tui.orchestrator.turn import TurnResult, run_turn
 from co_tui.protocol import events as ev
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.turn.runner import TurnResult, run_turn
 from tests.helpers import ScriptedModel, make_deps
 from tests.servers.fake_openai import (
     Reply,

@@ -10,10 +10,10 @@ import pytest
 
 from co_tui.config.settings import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.context.deps import create_deps
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxChoice
 from co_tui.tools.shell import AUTO_APPROVED_TIMEOUT_S, command_timeout
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, tool_returns
 from tests.sandbox.conftest import make_sandbox
 

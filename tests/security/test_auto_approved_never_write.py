@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from co_tui.config.settings import DEFAULT_SAFE_COMMANDS, Settings
 from co_tui.context.deps import create_deps
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxError, select_sandbox
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, engine_unavailable, make_bundle
 from tests.security.hostile import hostile_workspace, tree_digest
 from tests.sizes import examples

@@ -37,7 +37,6 @@ from co_tui.agent.build import build_agent
 from co_tui.agent.mcp import attach_mcp, connect_mcp_servers
 from co_tui.config.settings import Permissions, Settings
 from co_tui.context.summaries import SUMMARY_PREFIX
-from co_tui.orchestrator.turn import run_turn
 from co_tui.policy.carried import find_carried, overlaps
 from co_tui.policy.egress import (
     BUILTIN_TABLE,
@@ -56,6 +55,7 @@ from co_tui.tui.widgets.egress_sources import (
     marked_arguments,
     sources_text,
 )
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 from tests.integrations.conftest import RecordingSleep, authorized_user_info, wire
 from tests.servers.google_fake import FakeGoogle

@@ -20,7 +20,6 @@ from co_tui.config.paths import user_config_dir
 from co_tui.config.settings import Permissions, Settings, SettingsError
 from co_tui.config.trust import load_settings
 from co_tui.headless import HeadlessFrontend
-from co_tui.orchestrator.turn import DENIED_MESSAGE, run_turn
 from co_tui.permissions.matching import ToolCall, covers
 from co_tui.permissions.rules import RuleError, parse_rule
 from co_tui.permissions.ruleset import PermissionRules
@@ -28,6 +27,7 @@ from co_tui.permissions.store import ProjectRuleStore
 from co_tui.permissions.suggest import suggest_rule
 from co_tui.protocol.frontend import ApprovalAnswer, ApprovalDecision, ApprovalRecord
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.turn.runner import DENIED_MESSAGE, run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 
 SHELL = "run_shell_command"

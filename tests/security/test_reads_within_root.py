@@ -23,12 +23,12 @@ from pydantic_ai import ModelRetry
 from co_tui.config.paths import PROJECT_DIR_NAME, user_config_dir
 from co_tui.config.settings import Settings
 from co_tui.config.trust.project_files import ProjectView, read_project_files
-from co_tui.orchestrator.turn import run_turn
 from co_tui.prompts import assemble_prompt
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.safety.safe_read import ReadRefused, list_within, read_text_within, walk_within
 from co_tui.skills import discover_skills, list_skills_display, skills_prompt_section
 from co_tui.tools.obsidian import list_notes, read_note, search_notes
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
 from tests.knowledge.conftest import ctx_for
 from tests.servers.fake_openai import Reply, serve, text, tool_call

@@ -18,10 +18,10 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision, ApprovalRequest
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.store.sessions import SessionRecorder, SessionStore
+from co_tui.turn.runner import run_turn
 from tests.helpers import (
     Call,
     ScriptedModel,

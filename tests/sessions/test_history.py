@@ -28,10 +28,10 @@ from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.summaries import SUMMARY_PREFIX, approx_tokens, is_summary, trim_old_tool_output
 from co_tui.context.window import MARKER_TEXT, window_split
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session import ChatSession
 from co_tui.store.sessions import SessionStore
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_deps, user_prompts
 from tests.servers.fake_openai import error, serve, text
 
@@ -422,8 +422,8 @@ async def test_compact_failure_keeps_what_is_sent(tmp_path: Path) -> None:
 async def test_after_300_turns_with_the_default_window_every_turn_can_be_resumed(
     tmp_path: Path,
 ) -> None:
-    from co_tui.orchestrator.replay import replay
     from co_tui.protocol import events as ev
+    from co_tui.turn.replay import replay
 
     turns = 300
     scripted = ScriptedModel(*[[f"answer {n}"] for n in range(turns)])

@@ -13,12 +13,12 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
-from co_tui.orchestrator.replay import replay
 from co_tui.protocol import events as ev
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.store.sessions import SessionStore
 from co_tui.tui.app import CoApp
 from co_tui.tui.widgets.items import Note
+from co_tui.turn.replay import replay
 from tests.helpers import user_prompts
 from tests.tui.helpers import SIZE, settle
 

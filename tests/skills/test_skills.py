@@ -8,7 +8,6 @@ from pathlib import Path
 from co_tui.config.paths import user_config_dir
 from co_tui.config.settings import Settings
 from co_tui.config.trust.project_files import ProjectView, read_project_files
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.skills import (
     SHIPPED_DIR,
@@ -16,6 +15,7 @@ from co_tui.skills import (
     list_skills_display,
     skills_prompt_section,
 )
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 
 

@@ -6,8 +6,8 @@ import asyncio
 from pathlib import Path
 
 from co_tui.config.settings import Settings
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 from tests.subagents.scripts import (
     ANSWER_A,

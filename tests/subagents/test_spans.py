@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from co_tui.config.settings import Settings
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.subagents import SUBAGENT_NAME
 from co_tui.telemetry import Telemetry, setup_telemetry, shutdown_telemetry
+from co_tui.turn.runner import run_turn
+from co_tui.turn.subagents import SUBAGENT_NAME
 from tests.helpers import make_bundle, make_deps
 from tests.subagents.scripts import PARENT_PROMPT, DelegatingScript
 from tests.telemetry.conftest import rows

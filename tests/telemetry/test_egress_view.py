@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from co_tui.config.settings import Settings
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.telemetry import Telemetry
 from co_tui.telemetry.html import render_trace_html
 from co_tui.telemetry.queries import egress_calls, trace_spans
 from co_tui.tui.screens.spans import SpanScreen
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
 from tests.telemetry.conftest import rows
 from tests.telemetry.spandata import BASE_NS, span, turn_trace, write

@@ -7,11 +7,11 @@ import json
 import sqlite3
 from pathlib import Path
 
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision, args_hash
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.telemetry import Telemetry
 from co_tui.telemetry.store import open_for_reading
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
 from tests.telemetry.conftest import rows
 

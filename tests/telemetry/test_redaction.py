@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from co_tui.config.settings import Settings
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.safety.redaction import REDACTED, Redactor
 from co_tui.telemetry import setup_telemetry, shutdown_telemetry
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
 
 CONFIGURED = 'tok"en\\with-escapes-9f8e7d'  # a quote and a backslash: JSON escapes both

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from co_tui.config.paths import user_data_dir
 from co_tui.config.settings import Settings
-from co_tui.orchestrator.turn import run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.telemetry import active_telemetry, default_db_path, setup_telemetry
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
 
 

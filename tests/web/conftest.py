@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from co_tui.config.settings import Settings
-from co_tui.orchestrator.turn import TurnResult, run_turn
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.turn.runner import TurnResult, run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 from tests.web.server import WebServer
 

@@ -2,7 +2,7 @@
 
 Whether a call waits for the user is the tool's spec (`requires_approval`, policy/tool_specs.py),
 not a list it is in. `delegate` is not here: it starts sub-agents, which are given tools
-from this catalog (subagents.py), so build_agent adds it itself. The web tools (per
+from this catalog (turn/subagents.py), so build_agent adds it itself. The web tools (per
 web_policy) and load_skill come in toolsets of their own.
 """
 

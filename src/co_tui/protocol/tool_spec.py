@@ -6,7 +6,7 @@ results come from (`Origin`: private, untrusted), how to name one of its results
 user, whether a call sends data off this machine and to where, and why it asks. The
 orchestrator reads specs and names no tool: adding a tool means writing its spec next to it
 (built-in tools: policy/tool_specs.py; an MCP server's tools: `mcp_tool_spec`), never editing
-orchestrator/.
+policy/ or turn/.
 
 This module imports nothing from co_tui, so the tools and the orchestrator can both use it.
 """

@@ -1,7 +1,7 @@
 """A session as Markdown: `/export [file]` in the app and `co-tui sessions export ID [file]`.
 
 Both build it from the same events a restored transcript is drawn from
-(orchestrator/replay.py): each prompt, each answer, each tool call with its arguments, how
+(turn/replay.py): each prompt, each answer, each tool call with its arguments, how
 it was decided (from the store's write-ahead tool runs) and its result. The text goes
 through the same redaction as the session store, so an export never holds more than the
 stored session does. A file is created 0600 and never replaces an existing one.
@@ -97,8 +97,8 @@ def session_markdown(
 ) -> str:
     """The whole session as one Markdown document, redacted; `notes`: the errors the
     transcript showed (kept with the stored session)."""
-    from co_tui.orchestrator.replay import replay
     from co_tui.safety.redaction import shared_redactor
+    from co_tui.turn.replay import replay
 
     lines = [f"# co-tui session {session_id[:8]}", ""]
     lines += [f"- {key}: {value}" for key, value in {"id": session_id, **(header or {})}.items()]

@@ -15,7 +15,7 @@ from co_tui.context.deps import CoDeps
 from co_tui.policy.egress import Source
 from co_tui.policy.egress_session import run_sources, run_typed
 from co_tui.protocol.frontend import NullFrontend
-from co_tui.subagents import read_only_tools, run_subagent
+from co_tui.turn.subagents import read_only_tools, run_subagent
 
 MAX_TASK_CHARS = 4000
 

@@ -762,8 +762,8 @@ class CoApp(App[None]):
     def _show_restored(self, loaded: LoadedSession) -> None:
         """The stored conversation, through the same events as a live one; a call that was
         waiting for approval is asked about again."""
-        from co_tui.orchestrator.replay import replay
         from co_tui.protocol import events as ev
+        from co_tui.turn.replay import replay
 
         sid = self.session.session_id
         compactions = self.session.window.compactions

@@ -46,9 +46,6 @@ from co_tui.context.attachments import typed_prompt
 from co_tui.context.dangling import patch_dangling_tool_calls
 from co_tui.context.deps import CoDeps
 from co_tui.context.origins import typed_texts
-from co_tui.orchestrator.provider_errors import ProviderErrorAction, classify_provider_error
-from co_tui.orchestrator.silence import ProviderSilence
-from co_tui.orchestrator.stream import EventStream
 from co_tui.permissions.matching import ToolCall
 from co_tui.permissions.rules import RuleError
 from co_tui.permissions.store import StoreError
@@ -69,6 +66,9 @@ from co_tui.protocol.frontend import (
     as_answer,
 )
 from co_tui.telemetry.tracing import approval_clock, trace_approval, traced_turn
+from co_tui.turn.provider_errors import ProviderErrorAction, classify_provider_error
+from co_tui.turn.silence import ProviderSilence
+from co_tui.turn.stream import EventStream
 
 DUPLICATE_ID_MESSAGE = "Refused: two tool calls in one response used the same id; call again."
 

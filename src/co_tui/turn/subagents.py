@@ -37,7 +37,6 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 
 from co_tui.agent.catalog import READ_ONLY_TOOLS
 from co_tui.context.deps import CoDeps, new_session_id
-from co_tui.orchestrator.stream import EventStream
 from co_tui.policy.egress import EgressReview, Source, context_sources
 from co_tui.policy.egress_session import SubagentDeps, review_call, session_table
 from co_tui.policy.fence import FENCE_RULE, FenceUntrusted
@@ -54,6 +53,7 @@ from co_tui.protocol.frontend import (
 )
 from co_tui.telemetry.tracing import approval_clock, trace_approval
 from co_tui.tools.web import web_fetch, web_search
+from co_tui.turn.stream import EventStream
 
 ToolFunc = Callable[..., Any]
 

@@ -62,7 +62,7 @@ async def _turn_overhead(tmp: Path) -> tuple[float, float, float, int]:
     from co_tui.context.deps import create_deps
     from co_tui.protocol.recording import RecordingFrontend
     from co_tui.sandbox import SandboxChoice, SubprocessSandbox
-    from co_tui.session import ChatSession
+    from co_tui.session.chat import ChatSession
     from co_tui.telemetry import setup_telemetry, shutdown_telemetry
 
     settings = Settings(auto_confirm=True)  # approvals granted without a frontend round trip

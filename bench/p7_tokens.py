@@ -36,7 +36,7 @@ from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.context.summaries import approx_tokens, current_turn_start
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
-from co_tui.session import ChatSession
+from co_tui.session.chat import ChatSession
 
 TURNS = 200
 TOOL_OUTPUT = ("log line with some detail " * 4 + "\n") * 76  # ~8,000 characters

@@ -30,7 +30,7 @@ from pathlib import Path
 from co_tui.config.settings import Settings
 from co_tui.llm.local.provider import server as local_server
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.session import ChatSession
+from co_tui.session.chat import ChatSession
 
 
 def server_cpu() -> float:

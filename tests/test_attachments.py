@@ -24,7 +24,7 @@ from co_tui.context.attachments import (
 from co_tui.context.deps import create_deps
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
-from co_tui.session import ChatSession
+from co_tui.session.chat import ChatSession
 from tests.helpers import user_prompts
 
 

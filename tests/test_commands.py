@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from co_tui import commands
 from co_tui.context.compaction import Compaction
 from co_tui.context.window import CompactResult
-from co_tui.custom_commands import CustomCommand
+from co_tui.session.commands import builtins as commands
+from co_tui.session.commands.custom import CustomCommand
 from co_tui.tui.palette import ranked
 
 REVIEW = CustomCommand("review", "review a file", "Review $ARGUMENTS.", Path("r.md"), "user")

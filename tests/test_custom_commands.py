@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from co_tui import commands
 from co_tui.config.trust.project_files import ProjectView, read_project_files
-from co_tui.custom_commands import MAX_BYTES, Loaded, load, parse
+from co_tui.session.commands import builtins as commands
+from co_tui.session.commands.custom import MAX_BYTES, Loaded, load, parse
 
 
 def folders(tmp_path: Path) -> tuple[Path, Path, Path]:

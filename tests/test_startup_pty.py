@@ -42,7 +42,7 @@ def test_the_first_frame_comes_before_the_settings_machinery(
     assert not [name for name in loaded if name.split(".")[0].startswith("pydantic")]
     assert "co_tui.config.settings" not in loaded
     # Nor the session and its turn events: the screen has no session to show yet.
-    assert "co_tui.session" not in loaded
+    assert "co_tui.session.chat" not in loaded
     assert "co_tui.protocol.events" not in loaded
 
 

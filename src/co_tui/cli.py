@@ -20,7 +20,7 @@ from co_tui.sandbox.build import sandbox_app
 if TYPE_CHECKING:
     from co_tui.config.trust import LoadedSettings
     from co_tui.headless import HeadlessFrontend
-    from co_tui.session import ChatSession
+    from co_tui.session.chat import ChatSession
 
 app = typer.Typer(
     add_completion=False,
@@ -220,7 +220,7 @@ async def _headless(
 ) -> int:
     from co_tui.headless import HeadlessFrontend
     from co_tui.safety.signals import cancelled_by_stop_signals
-    from co_tui.session import ChatSession
+    from co_tui.session.chat import ChatSession
 
     if not prompt.strip():
         say("the prompt is empty")
@@ -311,7 +311,7 @@ def status() -> None:
     from rich.console import Console
 
     from co_tui.context.deps import create_deps
-    from co_tui.status import gather_status, render_status_table
+    from co_tui.session.health import gather_status, render_status_table
 
     settings = settings_or_exit()
     from co_tui.sandbox import SandboxChoice, SandboxUnavailable

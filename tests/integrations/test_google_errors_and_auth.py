@@ -12,7 +12,7 @@ from co_tui.config.endpoints import GoogleEndpoints
 from co_tui.config.settings import Settings
 from co_tui.context.deps import CoDeps
 from co_tui.integrations.google_auth import integration_state, token_path
-from co_tui.status import integration_rows
+from co_tui.session.health import integration_rows
 from co_tui.tools.google_calendar import list_calendar_events
 from co_tui.tools.google_drive import search_drive
 from co_tui.tools.google_gmail import list_emails

@@ -53,7 +53,7 @@ def wait_gone(pid: int, timeout: float = 15.0) -> bool:
 
 
 def test_status_resolves_local_without_starting_a_server(tmp_path: Path) -> None:
-    from co_tui.status import model_rows
+    from co_tui.session.health import model_rows
 
     local_server.shutdown()
     started = time.perf_counter()

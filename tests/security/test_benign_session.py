@@ -27,7 +27,7 @@ from co_tui.memory.config import memories_dir
 from co_tui.memory.store import MemoryStore
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.session import ChatSession
+from co_tui.session.chat import ChatSession
 from tests.web.server import BRAVE_KEY, WebServer
 
 BEFORE_CHANGE = 4  # dialogs at e4bf4f9

@@ -35,7 +35,7 @@ from co_tui.agent.build import build_agent
 from co_tui.config.paths import user_config_dir
 from co_tui.config.trust import load_project_settings
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.session import ChatSession
+from co_tui.session.chat import ChatSession
 from tests.sizes import examples
 from tests.web.server import BRAVE_KEY, WebServer
 

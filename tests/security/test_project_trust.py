@@ -34,7 +34,7 @@ from co_tui.config.trust.widening import HELD_WORDING, memory_bytes, permissions
 from co_tui.context.deps import create_deps
 from co_tui.entry import load_settings_here
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
-from co_tui.status import project_trust_rows
+from co_tui.session.health import project_trust_rows
 from co_tui.tui.app import CoApp
 from co_tui.tui.screens.trust import TrustScreen
 from co_tui.tui.widgets.items import Note, RenderedItem

@@ -23,13 +23,13 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui import commands
 from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.summaries import SUMMARY_PREFIX, approx_tokens, is_summary, trim_old_tool_output
 from co_tui.context.window import MARKER_TEXT, window_split
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.session import ChatSession
+from co_tui.session.chat import ChatSession
+from co_tui.session.commands import builtins as commands
 from co_tui.store.sessions import SessionStore
 from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_deps, user_prompts

@@ -96,7 +96,7 @@ async def test_after_exit_a_session_with_turns_names_how_to_come_back(tmp_path: 
 QUIT_BEFORE_THE_SESSION_LOADED = """
 import sys
 from co_tui.config.settings import Settings
-from co_tui.session import ChatSession
+from co_tui.session.chat import ChatSession
 from co_tui.tui.launch import resume_hint
 print(resume_hint(ChatSession(Settings(), record=False)))
 print("model libraries loaded:", "pydantic_ai" in sys.modules)

@@ -24,8 +24,8 @@ from co_tui.policy.fence import FenceUntrusted
 from co_tui.policy.tool_specs import BUILTIN_SPECS
 from co_tui.prompts import agent_instructions
 from co_tui.protocol.tool_spec import ToolSpec
+from co_tui.session.delegate import delegate
 from co_tui.skills.tool import load_skill, register_skills
-from co_tui.tools.delegate import delegate
 from co_tui.tools.web import web_tool_specs, web_toolset
 
 # The function tools build_agent registers itself, each with its spec's approval; sub-agents

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     from co_tui.agent.build import AgentBundle
     from co_tui.context.deps import CoDeps
-    from co_tui.status import StatusRow
+    from co_tui.session.health import StatusRow
 
 CONNECT_TIMEOUT = 15.0  # seconds for one server to start and answer initialize + tools/list
 _LOG_TAIL_CHARS = 400
@@ -324,7 +324,7 @@ def failure_note(failure: MCPFailure) -> str:
 
 def mcp_status_rows(settings: Settings, connection: MCPConnection | None) -> Sequence[StatusRow]:
     """Rows for /status and `co-tui status`: one per configured server."""
-    from co_tui.status import StatusRow
+    from co_tui.session.health import StatusRow
 
     if not settings.mcp_servers:
         return [StatusRow("MCP servers", "none configured (mcp_servers in settings.json)", "off")]

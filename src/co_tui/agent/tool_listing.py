@@ -1,6 +1,6 @@
 """/tools: the tools the model is offered, grouped by where they come from, with the
 integrations that are not set up shown as such (and what to set). Reads local settings and
-files only (co_tui.status), never calls a service."""
+files only (co_tui.session.health), never calls a service."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from co_tui.status import integration_rows
+from co_tui.session.health import integration_rows
 
 if TYPE_CHECKING:
     from co_tui.agent.build import AgentBundle
     from co_tui.config.settings import Settings
 
-# The module a built-in tool lives in -> the integration row of co_tui.status it needs.
+# The module a built-in tool lives in -> the integration row of co_tui.session.health it needs.
 _INTEGRATION_OF_MODULE = {
     "google_drive": "Google",
     "google_gmail": "Google",

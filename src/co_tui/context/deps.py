@@ -94,7 +94,7 @@ class CoDeps:
     # The parts of the system prompt last sent that someone other than co-tui wrote, each
     # with its origin (prompts/__init__.py sets it): the egress guard reads them.
     sent_instructions: tuple[PromptPiece, ...] = field(default=(), repr=False)
-    # Set by run_turn to the turn's frontend: sub-agents (tools/delegate.py) report to it.
+    # Set by run_turn to the turn's frontend: sub-agents (session/delegate.py) report to it.
     frontend: FrontendProtocol | None = field(default=None, repr=False)
 
 

@@ -86,7 +86,7 @@ def _strings(value: Any) -> list[str]:
 
 
 def _delegate_origin(content: Any) -> tuple[Origin, str] | None:
-    """A sub-agent's report is private/untrusted when what it read was (tools/delegate.py
+    """A sub-agent's report is private/untrusted when what it read was (session/delegate.py
     lists those sources in the report)."""
     private = _strings(result_field(content, "private_sources"))
     untrusted = _strings(result_field(content, "untrusted_sources"))

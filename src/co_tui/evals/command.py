@@ -26,7 +26,7 @@ from co_tui.evals.cases import CasesError, EvalCase, load_cases, select_cases
 from co_tui.evals.report import failures_table, gate_table, matrix_table, scores_table
 from co_tui.evals.runner import DEFAULT_TIMEOUT_S, parameters, run_cases, tool_definitions
 from co_tui.evals.scoring import CaseResult, Outcome, dimension_scores
-from co_tui.session import ChatSession
+from co_tui.session.chat import ChatSession
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # the gate failed, or the model could not be used

@@ -23,7 +23,7 @@ from pydantic_ai.tools import ToolDefinition
 from co_tui.context.deps import CoDeps
 from co_tui.evals.cases import EvalCase
 from co_tui.evals.scoring import CaseResult, Outcome, judge
-from co_tui.session import ChatSession
+from co_tui.session.chat import ChatSession
 
 DEFAULT_TIMEOUT_S = 120.0
 # A timeout says the machine was busy, not what the model would do: with greedy decoding the

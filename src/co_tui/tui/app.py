@@ -1,4 +1,4 @@
-"""CoApp: the full-screen app around one `ChatSession` (co_tui/session.py).
+"""CoApp: the full-screen app around one `ChatSession` (co_tui/session/chat.py).
 
 The session does the work (agent, deps, history, the stored record, MCP, totals); the app
 runs it in workers and answers the chat screen's requests (`Submitted`, `ShellRequested`,
@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from co_tui.config.settings import Settings
     from co_tui.config.trust import LoadedSettings, ProjectTrust, ProjectView
     from co_tui.context.deps import CoDeps
-    from co_tui.session import ChatSession
+    from co_tui.session.chat import ChatSession
     from co_tui.store.sessions import LoadedSession, SessionStore
     from co_tui.tui.frontend import TuiFrontend
 
@@ -176,7 +176,7 @@ class CoApp(App[None]):
         """`view`: the project's files as loaded with the settings (the trust decision, once
         settled, decides how the session reads them)."""
         # The session's modules (and the turn events) are not the first frame's to load.
-        from co_tui.session import ChatSession
+        from co_tui.session.chat import ChatSession
         from co_tui.tui.frontend import TuiFrontend
 
         self.frontend = TuiFrontend(self.chat)
@@ -258,7 +258,7 @@ class CoApp(App[None]):
             return
         self.project = loaded.project
         self._problems += loaded.problems
-        await _import_in_thread("co_tui.session", "co_tui.tui.frontend")
+        await _import_in_thread("co_tui.session.chat", "co_tui.tui.frontend")
         self._make_session(loaded.settings, view=loaded.view)
         self._apply_settings()
         self.refresh_status()
@@ -281,7 +281,7 @@ class CoApp(App[None]):
             # The answers' Markdown renderer and the slash commands, loaded here off the UI
             # thread, after the first frame: the first answer, and the first "/" typed, do
             # not pay for them (the commands bring the settings and telemetry modules).
-            await _import_in_thread("co_tui.tui.markdown", "co_tui.commands")
+            await _import_in_thread("co_tui.tui.markdown", "co_tui.session.commands.builtins")
             assert session.deps is not None
             self.chat.picker.workspace = session.deps.workspace  # where @ mentions are listed
             self.chat.picker.vault = session.deps.obsidian_vault_path
@@ -602,7 +602,7 @@ class CoApp(App[None]):
 
     @work(group="command", exit_on_error=False)
     async def _run_command(self, text: str) -> None:
-        from co_tui import commands
+        from co_tui.session.commands import builtins as commands
 
         ready = await self.wait_ready()
         session = self.session

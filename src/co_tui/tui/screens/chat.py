@@ -60,9 +60,9 @@ from co_tui.tui.widgets.user_message import UserMessage
 from co_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui/display.py)
-    from co_tui.custom_commands import CustomCommand
     from co_tui.protocol import events as ev
     from co_tui.protocol.frontend import ApprovalReply
+    from co_tui.session.commands.custom import CustomCommand
     from co_tui.tui.screens.armed import ArmedModal
 
 EXIT_WINDOW_S = 2.0
@@ -310,7 +310,7 @@ class ChatScreen(Screen[None]):
         self.prompt.insert(event.text)
 
     def dispatch(self, text: str) -> None:
-        from co_tui import commands
+        from co_tui.session.commands import builtins as commands
 
         stripped = text.strip()
         if not stripped:

@@ -27,7 +27,7 @@ from co_tui.safety.redaction import REDACTED, shared_redactor
 from co_tui.tui.widgets.resting_cursor import RestingCursorTextArea
 
 if TYPE_CHECKING:
-    from co_tui.custom_commands import CustomCommand
+    from co_tui.session.commands.custom import CustomCommand
 
 HISTORY_LIMIT = 1000
 
@@ -261,7 +261,7 @@ class PromptInput(RestingCursorTextArea):
         if not text.startswith("/") or " " in text or "\n" in text:
             self.app.action_focus_next()
             return
-        from co_tui import commands
+        from co_tui.session.commands import builtins as commands
 
         matches = commands.completions(text)
         if not matches:
@@ -371,7 +371,7 @@ class CompletionHint(Static):
     def show_for(self, text: str, custom: Mapping[str, CustomCommand] | None = None) -> None:
         hint = None
         if text.startswith("/"):  # else no hint, and no need for the commands (and pydantic)
-            from co_tui import commands
+            from co_tui.session.commands import builtins as commands
 
             hint = commands.hint_for(text, custom)
         self.update(hint or "")

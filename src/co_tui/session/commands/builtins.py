@@ -15,7 +15,7 @@ is shown.
 
 `is_command(text)` decides whether a line starting with "/" is a command at all: a path
 (`/etc/hosts`) or an unknown word followed by more text is a prompt for the model.
-Custom commands (custom_commands.py: Markdown files whose text is a prompt) are looked up
+Custom commands (session/commands/custom.py: Markdown files whose text is a prompt) are looked up
 after the built-ins and never shadow one.
 """
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from co_tui.agent.build import AgentBundle
     from co_tui.config.settings import Settings
     from co_tui.context.deps import CoDeps
-    from co_tui.custom_commands import CustomCommand
+    from co_tui.session.commands.custom import CustomCommand
 
 History = list[Any]  # list[ModelMessage]; kept loose so this module imports nothing heavy
 
@@ -214,7 +214,7 @@ async def _new(ctx: CommandContext, arg: str) -> History:
 
 async def _status(ctx: CommandContext, arg: str) -> None:
     from co_tui.sandbox import SandboxChoice
-    from co_tui.status import gather_status, render_status_table
+    from co_tui.session.health import gather_status, render_status_table
 
     deps = ctx.deps
     choice = SandboxChoice(

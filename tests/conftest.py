@@ -94,7 +94,7 @@ def idle_collections_out_of_the_way(monkeypatch: pytest.MonkeyPatch) -> None:
     walks what every earlier test left (0.5 s here, against 8-20 ms in co-tui's own
     process), and the stall shifts when a snapshot is taken: the app tests leave it to
     tests/tui/test_idle_gc.py, which sets its own delay."""
-    from co_tui.tui import idle_gc
+    from co_tui.tui.terminal import idle_gc
 
     monkeypatch.setattr(idle_gc, "IDLE_S", 60.0)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from co_tui.tui.clipboard import copy_locally
+from co_tui.tui.terminal.clipboard import copy_locally
 from tests.tui.helpers import SIZE, make_app, settle, text_stream, wait_until
 
 

@@ -19,7 +19,7 @@ from co_tui.sandbox.build import sandbox_app
 
 if TYPE_CHECKING:
     from co_tui.config.trust import LoadedSettings
-    from co_tui.headless import HeadlessFrontend
+    from co_tui.headless.frontend import HeadlessFrontend
     from co_tui.session.chat import ChatSession
 
 app = typer.Typer(
@@ -218,7 +218,7 @@ async def _headless(
     continue_: bool = False,
     resume: str | None = None,
 ) -> int:
-    from co_tui.headless import HeadlessFrontend
+    from co_tui.headless.frontend import HeadlessFrontend
     from co_tui.safety.signals import cancelled_by_stop_signals
     from co_tui.session.chat import ChatSession
 
@@ -557,7 +557,7 @@ def serve(
     ] = None,
 ) -> None:
     """Serve the app in a browser (textual-serve), behind a one-time access token."""
-    from co_tui.serve import serve_command
+    from co_tui.serve.server import serve_command
 
     model = (ctx.obj or {}).get("model")
     raise typer.Exit(serve_command(host, port, public_url, model, typer.echo))

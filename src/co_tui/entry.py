@@ -22,7 +22,7 @@ def main() -> None:
 
         cli_main()
         return
-    from co_tui.tui.idle_gc import pause_collections
+    from co_tui.tui.terminal.idle_gc import pause_collections
 
     pause_collections()  # until the first frame; then the app collects when idle
     from co_tui.tui.launch import launch_app

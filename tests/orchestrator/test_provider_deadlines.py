@@ -20,7 +20,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
-from co_tui.headless import HeadlessFrontend
+from co_tui.headless.frontend import HeadlessFrontend
 from co_tui.llm.providers import provider_timeout
 from co_tui.protocol import events as ev
 from co_tui.protocol.recording import RecordingFrontend

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.style import Style
 from textual.widget import Widget
 
-from co_tui.tui.visible_text import ESCAPE_STYLE
+from co_tui.tui.render.visible_text import ESCAPE_STYLE
 from co_tui.tui.widgets.items import Note
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.tui.helpers import (

@@ -17,7 +17,7 @@ import pytest
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
-from co_tui.serve import app_command
+from co_tui.serve.server import app_command
 from tests.conftest import ROOT
 from tests.helpers import wait_for
 from tests.servers.fake_openai import FakeOpenAIServer, serve, text

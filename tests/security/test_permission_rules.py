@@ -19,7 +19,7 @@ import pytest
 from co_tui.config.paths import user_config_dir
 from co_tui.config.settings import Permissions, Settings, SettingsError
 from co_tui.config.trust import load_settings
-from co_tui.headless import HeadlessFrontend
+from co_tui.headless.frontend import HeadlessFrontend
 from co_tui.permissions.matching import ToolCall, covers
 from co_tui.permissions.rules import RuleError, parse_rule
 from co_tui.permissions.ruleset import PermissionRules

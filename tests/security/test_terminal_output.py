@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.headless import HeadlessFrontend
+from co_tui.headless.frontend import HeadlessFrontend
 from co_tui.llm.local.provider import StartProgress, headless_progress
 from co_tui.protocol import events as ev
 from tests.helpers import wait_for

@@ -115,7 +115,7 @@ async def test_side_effect_tool_is_refused_with_a_retry(tmp_path: Path) -> None:
 async def test_headless_prints_only_the_parents_text(tmp_path: Path) -> None:
     import io
 
-    from co_tui.headless import HeadlessFrontend
+    from co_tui.headless.frontend import HeadlessFrontend
 
     out, err = io.StringIO(), io.StringIO()
     frontend = HeadlessFrontend("text", out=out, err=err)

@@ -1,4 +1,4 @@
-"""A code block is drawn cell for cell as Rich's Syntax draws it (co_tui/tui/code_block.py),
+"""A code block is drawn cell for cell as Rich's Syntax draws it (co_tui/tui/render/code_block.py),
 though ordinary code is put together without Syntax; a Rich that draws code differently fails
 here, not in the user's transcript."""
 
@@ -10,7 +10,7 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.syntax import Syntax
 
-from co_tui.tui.code_block import code_block, lexer_for
+from co_tui.tui.render.code_block import code_block, lexer_for
 from tests.sizes import examples
 
 LANGUAGES = ["python", "bash", "json", "rust", "javascript", "text", "nosuchlanguage"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from co_tui.tui import idle_gc
+from co_tui.tui.terminal import idle_gc
 from tests.tui.helpers import SIZE, make_app, settle, text_stream, wait_until
 
 

@@ -1,5 +1,5 @@
-"""Code blocks in the transcript's Markdown (co_tui/tui/markdown.py) look exactly as Rich draws
-them, whether Pygments knows their language or not, though their lexers are kept; so does
+"""Code blocks in the transcript's Markdown (co_tui/tui/render/markdown.py) look exactly as Rich
+draws them, whether Pygments knows their language or not, though their lexers are kept; so does
 what the chat does not adjust, though the parser is made once. An image shows its address."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
 
-from co_tui.tui.markdown import TranscriptMarkdown
+from co_tui.tui.render.markdown import TranscriptMarkdown
 
 
 def drawn(renderable: Markdown) -> list[list[tuple[str, str]]]:

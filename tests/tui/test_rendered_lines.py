@@ -1,4 +1,4 @@
-"""A streamed answer's lines (co_tui/tui/widgets/lines.py, co_tui/tui/streaming.py): what is
+"""A streamed answer's lines (co_tui/tui/widgets/lines.py, co_tui/tui/render/streaming.py): what is
 painted is always what the widget holds, however its lines are kept between frames; a long
 run of finished text is committed in pieces cut at block boundaries, with the event loop
 served between them, and painted once."""
@@ -14,8 +14,8 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-from co_tui.tui.markdown import TranscriptMarkdown
-from co_tui.tui.streaming import (
+from co_tui.tui.render.markdown import TranscriptMarkdown
+from co_tui.tui.render.streaming import (
     FLUSH_INTERVAL,
     MAX_FLUSH_INTERVAL,
     MAX_LIVE_CHARS,

@@ -18,7 +18,7 @@ from co_tui.config.settings import SettingsError
 from co_tui.config.trust import LoadedSettings
 from co_tui.entry import load_settings_here
 from co_tui.tui.app import CoApp
-from co_tui.tui.theme_memory import THEME_FILE, remember_theme, remembered_theme
+from co_tui.tui.terminal.theme_memory import THEME_FILE, remember_theme, remembered_theme
 from tests.servers.fake_openai import serve, text
 from tests.tui.helpers import SIZE, wait_until
 

@@ -229,7 +229,7 @@ class Settings(BaseSettings):
     theme: str = "textual-dark"
     telemetry_enabled: bool = True
     # While the terminal is not focused: OSC 9/777 and the bell when an approval waits or a
-    # turn that ran at least notify_after_s seconds ends (co_tui/tui/notify.py).
+    # turn that ran at least notify_after_s seconds ends (co_tui/tui/terminal/notify.py).
     notifications: bool = True
     notify_after_s: float = Field(default=10, ge=0)
 

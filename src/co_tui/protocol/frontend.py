@@ -3,7 +3,7 @@
 Two calls: `emit(event)` for every typed event of a turn (protocol/events.py; each
 carries its `session_id`, so sub-agent turns interleave with the main one), and
 `prompt_approval(request)` for a decision only the user can make.
-Implementations: the Textual app (tui/frontend.py), HeadlessFrontend (headless.py),
+Implementations: the Textual app (tui/frontend.py), HeadlessFrontend (headless/frontend.py),
 RecordingFrontend (a list of events, scripted answers), NullFrontend.
 """
 

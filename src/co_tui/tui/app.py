@@ -39,7 +39,6 @@ from co_tui.config.paths import user_data_dir
 from co_tui.context.usage import format_cost
 from co_tui.safety.signals import StopSignals, exit_code_for
 from co_tui.shims.textual_layout_echo import install_single_layout_pass
-from co_tui.tui.idle_gc import IdleCollector
 from co_tui.tui.messages import (
     CancelRequested,
     CommandOutput,
@@ -52,10 +51,11 @@ from co_tui.tui.messages import (
     Submitted,
     TranscriptRestored,
 )
-from co_tui.tui.notify import AttentionNeeded, notify_unfocused
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import ChatScreen
-from co_tui.tui.theme_memory import remember_theme, remembered_theme
+from co_tui.tui.terminal.idle_gc import IdleCollector
+from co_tui.tui.terminal.notify import AttentionNeeded, notify_unfocused
+from co_tui.tui.terminal.theme_memory import remember_theme, remembered_theme
 from co_tui.tui.widgets.prompt import PromptHistory
 from co_tui.tui.widgets.welcome import first_launch, remember_launch
 
@@ -196,7 +196,7 @@ class CoApp(App[None]):
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
         if driver.__module__ == "textual.drivers.linux_driver":  # a terminal: it may hang up
-            from co_tui.tui.driver import HangupSafeDriver
+            from co_tui.tui.terminal.driver import HangupSafeDriver
 
             return HangupSafeDriver
         return driver
@@ -281,7 +281,9 @@ class CoApp(App[None]):
             # The answers' Markdown renderer and the slash commands, loaded here off the UI
             # thread, after the first frame: the first answer, and the first "/" typed, do
             # not pay for them (the commands bring the settings and telemetry modules).
-            await _import_in_thread("co_tui.tui.markdown", "co_tui.session.commands.builtins")
+            await _import_in_thread(
+                "co_tui.tui.render.markdown", "co_tui.session.commands.builtins"
+            )
             assert session.deps is not None
             self.chat.picker.workspace = session.deps.workspace  # where @ mentions are listed
             self.chat.picker.vault = session.deps.obsidian_vault_path
@@ -789,13 +791,13 @@ class CoApp(App[None]):
     # -- clipboard --
     def copy_to_clipboard(self, text: str, what: str = "") -> None:
         """Every copy (the prompt's, a selection, /copy, Ctrl+O): OSC 52 as Textual sends
-        it, and the local clipboard tool (co_tui/tui/clipboard.py); a toast says which."""
+        it, and the local clipboard tool (co_tui/tui/terminal/clipboard.py); a toast says which."""
         super().copy_to_clipboard(text)
         self._copy_locally(text, what)
 
     @work(thread=True, group="clipboard", exit_on_error=False)
     def _copy_locally(self, text: str, what: str) -> None:
-        from co_tui.tui.clipboard import copy_locally
+        from co_tui.tui.terminal.clipboard import copy_locally
 
         outcome = copy_locally(text)
         severity = "warning" if outcome.failed else "information"

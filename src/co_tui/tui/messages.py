@@ -100,7 +100,7 @@ class ConversationCleared(Message):
 
 class ItemsReleased(Message):
     """The transcript let go of items (archived or cleared). They may have been frozen by an
-    idle collection (tui/idle_gc.py), which only a whole collection can free."""
+    idle collection (tui/terminal/idle_gc.py), which only a whole collection can free."""
 
 
 # -- up: what the user asked for, from the chat screen (or the command palette) to the app

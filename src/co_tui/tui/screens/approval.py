@@ -31,6 +31,7 @@ from co_tui.protocol.frontend import (
     ApprovalReply,
     ApprovalRequest,
 )
+from co_tui.tui.render.visible_text import visible_text
 from co_tui.tui.screens.armed import (
     ARM_DELAY_S,
     SCROLL_KEYS,
@@ -38,7 +39,6 @@ from co_tui.tui.screens.armed import (
     hidden_warning,
     key_label,
 )
-from co_tui.tui.visible_text import visible_text
 from co_tui.tui.widgets.args_view import ArgsView
 from co_tui.tui.widgets.egress_sources import EgressSources
 from co_tui.tui.widgets.keys_footer import KeysFooter

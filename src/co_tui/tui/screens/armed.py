@@ -23,7 +23,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Static
 
-from co_tui.tui.visible_text import ESCAPE_STYLE
+from co_tui.tui.render.visible_text import ESCAPE_STYLE
 
 ARM_DELAY_S = 0.6
 SCROLL_KEYS = frozenset({"tab", "shift+tab", "up", "down", "pageup", "pagedown", "home", "end"})

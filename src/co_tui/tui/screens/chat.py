@@ -46,7 +46,7 @@ from co_tui.tui.messages import (
     Submitted,
     TranscriptRestored,
 )
-from co_tui.tui.notify import AttentionNeeded
+from co_tui.tui.terminal.notify import AttentionNeeded
 from co_tui.tui.widgets.find_bar import FindBar
 from co_tui.tui.widgets.items import Note, RenderedItem
 from co_tui.tui.widgets.keys_footer import KeysFooter
@@ -259,7 +259,7 @@ class ChatScreen(Screen[None]):
 
     @on(CommandOutput)
     def _command_output(self, message: CommandOutput) -> None:
-        from co_tui.tui.markdown import TranscriptMarkdown
+        from co_tui.tui.render.markdown import TranscriptMarkdown
 
         content = message.content
         renderable = TranscriptMarkdown(content) if isinstance(content, str) else content

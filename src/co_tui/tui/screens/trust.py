@@ -24,8 +24,8 @@ from textual.widgets import Static
 from co_tui.config.trust import ProjectTrust
 from co_tui.config.trust.project_files import COMMANDS, INSTRUCTIONS, KNOWLEDGE, SKILLS
 from co_tui.config.trust.widening import Widening
+from co_tui.tui.render.visible_text import hidden_escapes, visible_text
 from co_tui.tui.screens.armed import ARM_DELAY_S, ArmedModal, hidden_warning, key_label
-from co_tui.tui.visible_text import hidden_escapes, visible_text
 from co_tui.tui.widgets.keys_footer import KeysFooter
 
 

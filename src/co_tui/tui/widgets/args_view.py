@@ -18,7 +18,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from co_tui.tui.visible_text import escaped, hidden_escapes, stylize_escapes, visible_text
+from co_tui.tui.render.visible_text import escaped, hidden_escapes, stylize_escapes, visible_text
 
 SHELL_ARGS = {"cmd", "command", "script"}
 

@@ -18,7 +18,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widget import AwaitMount, Widget
 
-from co_tui.tui.streaming import COMMIT_CHARS, flush_interval, split_blocks, split_finished
+from co_tui.tui.render.streaming import COMMIT_CHARS, flush_interval, split_blocks, split_finished
 from co_tui.tui.widgets.items import Note, TranscriptItem, WidgetFactory, markdown, markdown_item
 from co_tui.tui.widgets.lines import RenderedLines
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from co_tui.safety.visible import visible
-from co_tui.tui.visible_text import one_line
+from co_tui.tui.render.visible_text import one_line
 
 if TYPE_CHECKING:
     from co_tui.protocol.events import ApprovalRecord

@@ -21,7 +21,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from co_tui.protocol.frontend import ApprovalRequest
-from co_tui.tui.visible_text import visible_text
+from co_tui.tui.render.visible_text import visible_text
 
 HIGHLIGHT_STYLE = "bold black on yellow"
 MAX_SOURCES_SHOWN = 8

@@ -15,16 +15,18 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
-from co_tui.tui.visible_text import visible_text
+from co_tui.tui.render.visible_text import visible_text
 
 if TYPE_CHECKING:
-    from co_tui.tui.markdown import TranscriptMarkdown
+    from co_tui.tui.render.markdown import TranscriptMarkdown
 
 WidgetFactory = Callable[[], Widget]
 
 
 def markdown(text: str) -> TranscriptMarkdown:
-    from co_tui.tui.markdown import TranscriptMarkdown  # lazy: not needed for the first frame
+    from co_tui.tui.render.markdown import (
+        TranscriptMarkdown,  # lazy: not needed for the first frame
+    )
 
     return TranscriptMarkdown(text)
 

@@ -2,7 +2,7 @@
 
 Enter sends; Shift+Enter (terminals with the Kitty protocol) or Ctrl+J inserts a newline.
 Up/Down recall history when the cursor is on the first/last line. Ctrl+G edits the text in
-$VISUAL/$EDITOR (co_tui/tui/editor.py). The prompt stays live
+$VISUAL/$EDITOR (co_tui/tui/terminal/editor.py). The prompt stays live
 while a turn runs: what is sent then waits in `queued` (the chat screen sends it when the
 turn ends), and Up on an empty prompt takes the last queued message back for editing.
 """
@@ -228,7 +228,7 @@ class PromptInput(RestingCursorTextArea):
 
     def action_edit_in_editor(self) -> None:
         """Ctrl+G: the draft in $VISUAL/$EDITOR; what it saved replaces the draft."""
-        from co_tui.tui.editor import edit_in_editor, editor_command
+        from co_tui.tui.terminal.editor import edit_in_editor, editor_command
 
         edited = edit_in_editor(self.app, self.text, editor_command())
         if edited.text is None:

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from co_tui.tui.visible_text import one_line
+from co_tui.tui.render.visible_text import one_line
 
 SHOWN = 4  # the newest are shown; older ones are counted
 

@@ -20,8 +20,8 @@ from textual.widgets import Static
 
 from co_tui.safety.visible import visible
 from co_tui.tui.messages import ShowEvent
-from co_tui.tui.tool_status import WAITING, glyph, style
-from co_tui.tui.visible_text import one_line, visible_text
+from co_tui.tui.render.tool_status import WAITING, glyph, style
+from co_tui.tui.render.visible_text import one_line, visible_text
 from co_tui.tui.widgets.decision import decision_words
 from co_tui.tui.widgets.readout import Readout
 from co_tui.tui.widgets.subagents import SubagentPanel

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from co_tui.safety.visible import visible
-from co_tui.tui.tool_status import glyph, style
+from co_tui.tui.render.tool_status import glyph, style
 
 TITLE_CHARS = 28
 NOTE_CHARS = 160

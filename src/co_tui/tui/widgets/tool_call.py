@@ -1,6 +1,6 @@
 """One tool call in the transcript: a line (status, name, key argument) and its result.
 
-Arguments and results show their hidden characters (tui/visible_text.py); a long result is
+Arguments and results show their hidden characters (tui/render/visible_text.py); a long result is
 folded.
 """
 
@@ -15,8 +15,8 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from co_tui.tui.tool_status import glyph, style
-from co_tui.tui.visible_text import one_line, visible_text
+from co_tui.tui.render.tool_status import glyph, style
+from co_tui.tui.render.visible_text import one_line, visible_text
 from co_tui.tui.widgets.items import TranscriptItem, WidgetFactory
 from co_tui.tui.widgets.readout import Readout
 

@@ -1,5 +1,5 @@
 """What the user sent, shown as it was typed: plain text (no Markdown, no markup), every
-space and line break kept, hidden characters shown as escapes (tui/visible_text.py).
+space and line break kept, hidden characters shown as escapes (tui/render/visible_text.py).
 
 A long paste is folded to a summary line and its first lines; a click, or Enter/Space when
 it has focus (Tab reaches it), unfolds it. Folded, only the preview is laid out, so adding
@@ -16,7 +16,7 @@ from textual.events import Click
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from co_tui.tui.visible_text import visible_text
+from co_tui.tui.render.visible_text import visible_text
 from co_tui.tui.widgets.items import TranscriptItem, WidgetFactory
 
 FOLD_LINES = 20

@@ -16,7 +16,7 @@ user's data, approves commands). And browsers send a cookie for 127.0.0.1 to eve
 - Responses carry no-referrer (the prefix never leaves in a Referer), no-store and
   frame-ancestors 'none'. The token is printed once and never logged (no access log).
 
-Each browser connection starts its own app process: `python -m co_tui.serve [--model M]`.
+Each browser connection starts its own app process: `python -m co_tui.serve.server [--model M]`.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def default_public_url(host: str, port: int) -> str:
 
 
 def app_command(model: str | None) -> str:
-    args = [sys.executable, "-m", "co_tui.serve"]
+    args = [sys.executable, "-m", "co_tui.serve.server"]
     if model:
         args += ["--model", model]
     return shlex.join(args)
@@ -273,7 +273,7 @@ def serve_command(
 
 def run_served_app(argv: list[str]) -> None:
     """One browser session's app (textual-serve runs this with its web driver)."""
-    parser = argparse.ArgumentParser(prog="co_tui.serve")
+    parser = argparse.ArgumentParser(prog="co_tui.serve.server")
     parser.add_argument("--model")
     args = parser.parse_args(argv)
     # The app's stdout is the web driver's channel: nothing else may print there.

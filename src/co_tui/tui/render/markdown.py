@@ -5,7 +5,7 @@ Rich's Markdown, adjusted for a chat: headings on the left, block quotes dim wit
 after its text when they differ (a terminal may not make links clickable), an image's
 address always shown after its `🌆 alt` (it can carry data away, and no image is shown),
 and table cells that wrap instead of being cut. Code blocks look as Rich draws them, at a
-quarter of the cost (tui/code_block.py), and the Markdown parser is made once, not once per
+quarter of the cost (tui/render/code_block.py), and the Markdown parser is made once, not once per
 document (a quarter of rendering a streamed answer).
 """
 
@@ -32,7 +32,7 @@ from rich.table import Table
 from rich.text import Text
 
 from co_tui.safety.visible import visible
-from co_tui.tui.code_block import code_block
+from co_tui.tui.render.code_block import code_block
 
 QUOTE_BAR = "▎ "
 

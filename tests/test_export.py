@@ -21,7 +21,7 @@ from pydantic_ai.messages import (
 )
 
 from co_tui.safety.redaction import Redactor
-from co_tui.store.export import ExportError, session_markdown, stored_session_markdown, write_new
+from co_tui.session.export import ExportError, session_markdown, stored_session_markdown, write_new
 from co_tui.store.sessions import Note, SessionStore, ToolRun
 
 SID = "abcdef12-0000-0000-0000-000000000000"

@@ -3,7 +3,8 @@
 Every `import` and `from … import` of a co_tui module in every file under src/co_tui is an
 edge, read with `ast` (no module is imported): the ones at module level and the ones inside
 functions and methods alike, since a function-level import only defers a cycle to the first
-call. Imports under `if TYPE_CHECKING:` are left out: they never run.
+call. Imports under `if TYPE_CHECKING:` count too: they never run, but a type that only one
+side may name still ties the two modules together for a reader and for the type checker.
 
 An import of `co_tui.x.y` (or `from co_tui.x import y`, with `y` a module) depends on
 `co_tui.x.y` and on the package `co_tui.x` (its `__init__` runs first), except on the
@@ -40,21 +41,21 @@ def _is_type_checking(test: ast.expr) -> bool:
     return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
 
 
-def _runtime_imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import node except those in the body of an `if TYPE_CHECKING:`."""
+def _imports(tree: ast.AST, *, type_only: bool) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import node; those in the body of an `if TYPE_CHECKING:` only when `type_only`."""
     for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if not type_only and isinstance(node, ast.If) and _is_type_checking(node.test):
             for child in node.orelse:
-                yield from _runtime_imports_of(child)
+                yield from _imports_of(child, type_only=type_only)
             continue
-        yield from _runtime_imports_of(node)
+        yield from _imports_of(node, type_only=type_only)
 
 
-def _runtime_imports_of(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+def _imports_of(node: ast.AST, *, type_only: bool) -> Iterator[ast.Import | ast.ImportFrom]:
     if isinstance(node, ast.Import | ast.ImportFrom):
         yield node
     else:
-        yield from _runtime_imports(node)
+        yield from _imports(node, type_only=type_only)
 
 
 def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
@@ -67,11 +68,13 @@ def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join([*base, node.module] if node.module else base)
 
 
-def _targets(module: str, path: Path, modules: dict[str, Path]) -> Iterator[tuple[str, int]]:
-    """(imported co_tui module, line) for each runtime import in `path`."""
+def _targets(
+    module: str, path: Path, modules: dict[str, Path], *, type_only: bool
+) -> Iterator[tuple[str, int]]:
+    """(imported co_tui module, line) for each import in `path`."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     is_package = path.name == "__init__.py"
-    for node in _runtime_imports(tree):
+    for node in _imports(tree, type_only=type_only):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, node.lineno
@@ -83,15 +86,16 @@ def _targets(module: str, path: Path, modules: dict[str, Path]) -> Iterator[tupl
                 yield f"{base}.{alias.name}", node.lineno
 
 
-def import_graph() -> dict[str, dict[str, int]]:
-    """{module: {module it depends on: line of the (first) import}}."""
+def import_graph(*, type_only: bool = True) -> dict[str, dict[str, int]]:
+    """{module: {module it depends on: line of the (first) import}}; `type_only=False` leaves
+    out the imports under `if TYPE_CHECKING:`."""
     modules = _modules()
     graph: dict[str, dict[str, int]] = {name: {} for name in modules}
     for module, path in modules.items():
         own_packages = {".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 1)}
         if path.name == "__init__.py":
             own_packages.add(module)
-        for target, line in _targets(module, path, modules):
+        for target, line in _targets(module, path, modules, type_only=type_only):
             if target.split(".")[0] != ROOT:
                 continue
             parts = target.split(".")
@@ -162,6 +166,14 @@ def test_the_graph_sees_function_level_imports() -> None:
     graph = import_graph()
     assert graph.get("co_tui.agent.build")
     assert all(target.startswith(ROOT) for edges in graph.values() for target in edges)
+
+
+def test_the_graph_sees_type_only_imports() -> None:
+    runtime, everything = import_graph(type_only=False), import_graph()
+    added = {(src, dst) for src in everything for dst in everything[src]} - {
+        (src, dst) for src in runtime for dst in runtime[src]
+    }
+    assert ("co_tui.context.deps", "co_tui.knowledge.notes_index") in added
 
 
 def test_no_import_cycles() -> None:

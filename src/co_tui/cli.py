@@ -79,7 +79,7 @@ def loaded_or_exit(overrides: dict[str, Any], trust_project: bool) -> LoadedSett
             loaded.project.remember()
         except OSError as exc:
             say(f"trusted for this run only, not stored: {exc}")
-    from co_tui.safety.private_files import protect_data_at_rest
+    from co_tui.config.data_at_rest import protect_data_at_rest
 
     protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered
     return loaded
@@ -422,7 +422,7 @@ def sessions_export(
     ] = False,
 ) -> None:
     """A stored session as Markdown: prompts, answers, tool calls, decisions and results."""
-    from co_tui.store.export import ExportError, stored_session_markdown, write_new
+    from co_tui.session.export import ExportError, stored_session_markdown, write_new
     from co_tui.store.sessions import SessionError, SessionStore
 
     store = SessionStore(secrets=settings_or_exit().secret_values())

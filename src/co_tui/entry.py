@@ -50,8 +50,8 @@ def load_settings_here() -> LoadedSettings:
     """The settings for the working directory, and their files made private: what the app
     loads right after its first frame, where pydantic and the settings sources no longer
     delay it. Raises SettingsError."""
+    from co_tui.config.data_at_rest import protect_data_at_rest
     from co_tui.config.trust import load_project_settings
-    from co_tui.safety.private_files import protect_data_at_rest
 
     loaded = load_project_settings(Path.cwd())
     protect_data_at_rest(loaded.settings)  # data folder 0700, files 0600; secrets remembered

@@ -14,18 +14,13 @@ import pytest
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.agent.build import AgentBundle, build_agent, builtin_tool_specs
-from co_tui.agent.mcp import (
-    MCPConnection,
-    attach_mcp,
-    connect_mcp_servers,
-    mcp_log_path,
-    mcp_status_rows,
-    mcp_status_summary,
-)
+from co_tui.agent.mcp import attach_mcp, connect_mcp_servers, mcp_status_summary
 from co_tui.config.settings import Settings, WebPolicy
 from co_tui.evals.runner import tool_definitions
+from co_tui.integrations.mcp import MCPConnection, mcp_log_path
 from co_tui.protocol.frontend import ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.session.health import mcp_status_rows
 from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 

@@ -21,12 +21,12 @@ from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.headless.frontend import HeadlessFrontend
+from co_tui.llm.provider_errors import backoff_delay
 from co_tui.llm.providers import provider_timeout
 from co_tui.protocol import events as ev
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.session.chat import ChatSession
-from co_tui.turn.provider_errors import backoff_delay
 from co_tui.turn.runner import TurnResult
 from tests.servers.fake_openai import serve, stall_before_headers, stall_mid_stream, text
 from tests.tui.helpers import last_tool_returns

@@ -8,8 +8,8 @@ import pytest
 
 from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
+from co_tui.llm.provider_errors import MAX_DELAY_S, backoff_delay
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.turn.provider_errors import MAX_DELAY_S, backoff_delay
 from co_tui.turn.runner import run_turn
 from tests.helpers import make_deps
 from tests.servers.fake_openai import error, serve, text

@@ -19,9 +19,9 @@ import pytest
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo
 
+from co_tui.config.data_at_rest import protect_data_at_rest
 from co_tui.config.paths import user_config_dir, user_data_dir
 from co_tui.config.settings import Settings
-from co_tui.safety.private_files import protect_data_at_rest
 from co_tui.store.sessions import SessionStore
 from co_tui.telemetry.store import open_for_writing
 from co_tui.tui.widgets.prompt import PromptHistory

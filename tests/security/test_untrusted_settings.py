@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, SecretStr
 
+from co_tui.config.memory_size import docker_memory_bytes
 from co_tui.config.paths import user_settings_path
 from co_tui.config.settings import MCPServerConfig, Permissions, Settings, WebPolicy
 from co_tui.config.trust import load_project_settings
-from co_tui.sandbox.docker import docker_memory_bytes
 from tests.sizes import examples
 
 RANK = {"deny": 0, "ask": 1, "allow": 2}

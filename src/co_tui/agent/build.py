@@ -14,7 +14,7 @@ from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from co_tui.agent.catalog import FUNCTION_TOOLS
+from co_tui.agent.delegate import delegate
 from co_tui.config.settings import Settings
 from co_tui.context.deps import CoDeps
 from co_tui.context.window import SendWindow
@@ -24,12 +24,12 @@ from co_tui.policy.fence import FenceUntrusted
 from co_tui.policy.tool_specs import BUILTIN_SPECS
 from co_tui.prompts import agent_instructions
 from co_tui.protocol.tool_spec import ToolSpec
-from co_tui.session.delegate import delegate
 from co_tui.skills.tool import load_skill, register_skills
+from co_tui.tools.catalog import FUNCTION_TOOLS
 from co_tui.tools.web import web_tool_specs, web_toolset
 
 # The function tools build_agent registers itself, each with its spec's approval; sub-agents
-# get the read-only ones (agent/catalog.py) and never delegate.
+# get the read-only ones (tools/catalog.py) and never delegate.
 AGENT_TOOLS = (*FUNCTION_TOOLS, delegate)
 
 

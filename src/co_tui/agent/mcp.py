@@ -27,127 +27,32 @@ when no server is configured.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import json
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, WrapperToolset
 
-from co_tui.config.paths import user_data_dir
 from co_tui.config.settings import MCPServerConfig, Settings
-from co_tui.protocol.tool_spec import ToolSpec, mcp_tool_spec
+from co_tui.integrations.mcp import (
+    CONNECT_TIMEOUT,
+    MCPConnection,
+    MCPFailure,
+    MCPServerHandle,
+    close_server,
+    describe_failure,
+    log_tail,
+    mcp_log_path,
+    tool_prefix,
+)
 
 if TYPE_CHECKING:
     from pydantic_ai import RunContext
 
     from co_tui.agent.build import AgentBundle
     from co_tui.context.deps import CoDeps
-    from co_tui.session.health import StatusRow
-
-CONNECT_TIMEOUT = 15.0  # seconds for one server to start and answer initialize + tools/list
-_LOG_TAIL_CHARS = 400
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
-
-
-@dataclass(frozen=True)
-class MCPFailure:
-    """A configured server that is not available in this session or, when `tool` is set,
-    one tool of a connected server that was refused (its prefixed name)."""
-
-    server: str
-    message: str
-    tool: str | None = None
-
-
-@dataclass
-class MCPServerHandle:
-    """A connected server: the toolset to attach and the (prefixed) names of its tools."""
-
-    name: str
-    prefix: str
-    toolset: AbstractToolset[Any]
-    tool_names: list[str]  # prefixed, as the model sees them
-    approval: bool
-    original_names: dict[str, str] = field(default_factory=dict)  # prefixed -> the server's
-    local: bool = False  # sends nothing off this machine (not outbound for the egress guard)
-    _raw: Any = field(repr=False, default=None)  # the entered MCPToolset
-    _transport: Any = field(repr=False, default=None)
-
-    @property
-    def tool_specs(self) -> list[ToolSpec]:
-        """Its tools as specs: "mcp:<server>", untrusted results, outbound unless local,
-        every call asking first when the server is configured with approval: auto."""
-        return [
-            mcp_tool_spec(self.name, tool, local=self.local, approval=self.approval)
-            for tool in self.tool_names
-        ]
-
-
-@dataclass
-class MCPConnection:
-    """The session's MCP servers (`CoDeps.mcp`): the connected ones and what failed."""
-
-    servers: list[MCPServerHandle] = field(default_factory=list)
-    failures: list[MCPFailure] = field(default_factory=list)
-
-    @property
-    def toolsets(self) -> list[AbstractToolset[Any]]:
-        return [s.toolset for s in self.servers]
-
-    @property
-    def tool_specs(self) -> list[ToolSpec]:
-        return [spec for server in self.servers for spec in server.tool_specs]
-
-    async def aclose(self) -> None:
-        """Disconnect every server and stop its process. Never raises."""
-        for server in self.servers:
-            await _close(server._raw, server._transport)
-        self.servers = []
-
-
-def tool_prefix(server_name: str) -> str:
-    """Tool names allow [A-Za-z0-9_-]: a server named 'my.docs' prefixes its tools 'my_docs_'."""
-    return _SAFE_NAME.sub("_", server_name) or "mcp"
-
-
-def mcp_log_path(server_name: str) -> Path:
-    """The server's stderr goes here, never to the terminal (it would draw over the TUI)."""
-    return user_data_dir() / "logs" / f"mcp-{tool_prefix(server_name)}.log"
-
-
-def _log_tail(path: Path, since: int) -> str:
-    try:
-        with path.open("rb") as log:
-            log.seek(since)
-            text = log.read().decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
-    return text[-_LOG_TAIL_CHARS:].replace("\n", " | ") if text else ""
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, TimeoutError):
-        return "did not answer in time"
-    if isinstance(exc, BaseExceptionGroup):
-        inner = exc.exceptions[0] if exc.exceptions else exc
-        return _describe(inner)
-    text = str(exc).strip() or type(exc).__name__
-    return text.removeprefix("Client failed to connect: ")
-
-
-async def _close(raw: Any, transport: Any) -> None:
-    if raw is not None:
-        with contextlib.suppress(BaseException):
-            while getattr(raw, "_running_count", 0) > 0:
-                await raw.__aexit__(None, None, None)
-    if transport is not None:
-        with contextlib.suppress(BaseException):
-            await transport.close()
 
 
 async def _connect_one(
@@ -174,9 +79,9 @@ async def _connect_one(
             await raw.__aenter__()
             tools = await raw.list_tools()
     except (Exception, TimeoutError) as exc:
-        await _close(raw, transport)
-        tail = _log_tail(log_path, log_start)
-        message = f"`{config.command}` failed to start: {_describe(exc)}"
+        await close_server(raw, transport)
+        tail = log_tail(log_path, log_start)
+        message = f"`{config.command}` failed to start: {describe_failure(exc)}"
         return MCPFailure(name, message + (f" (stderr: {tail})" if tail else ""))
     prefix = tool_prefix(name)
     toolset: Any = _GuardedToolset(raw, server=name, local=config.local).prefixed(prefix)
@@ -265,7 +170,7 @@ class _GuardedToolset(WrapperToolset[Any]):
 
     def _failed(self, exc: BaseException) -> dict[str, Any]:
         return {
-            "display": f"The MCP server '{self.server}' failed: {_describe(exc)}. "
+            "display": f"The MCP server '{self.server}' failed: {describe_failure(exc)}. "
             "Its tools are unavailable for the rest of this session: do not call them again.",
             "error": True,
         }
@@ -320,34 +225,6 @@ def failure_note(failure: MCPFailure) -> str:
     if failure.tool is not None:
         return f"MCP server {failure.server}: {failure.message}"
     return f"MCP server {failure.server} is not available: {failure.message}"
-
-
-def mcp_status_rows(settings: Settings, connection: MCPConnection | None) -> Sequence[StatusRow]:
-    """Rows for /status and `co-tui status`: one per configured server."""
-    from co_tui.session.health import StatusRow
-
-    if not settings.mcp_servers:
-        return [StatusRow("MCP servers", "none configured (mcp_servers in settings.json)", "off")]
-    rows = [StatusRow("MCP servers", f"{len(settings.mcp_servers)} configured")]
-    connected = {s.name: s for s in connection.servers} if connection else {}
-    failures = connection.failures if connection else []
-    failed = {f.server: f for f in failures if f.tool is None}
-    for name in settings.mcp_servers:
-        if name in connected:
-            server = connected[name]
-            how = "approval for every call" if server.approval else "no approval"
-            how += ", local" if server.local else ""
-            rows.append(StatusRow(f"  {name}", f"{len(server.tool_names)} tools ({how})"))
-            rows.extend(
-                StatusRow(f"    {f.tool}", f.message, "warn")
-                for f in failures
-                if f.server == name and f.tool is not None
-            )
-        elif name in failed:
-            rows.append(StatusRow(f"  {name}", failed[name].message, "error"))
-        else:
-            rows.append(StatusRow(f"  {name}", "not connected in this process", "off"))
-    return rows
 
 
 def mcp_status_summary(connection: MCPConnection | None) -> str:

@@ -10,6 +10,7 @@ import platformdirs
 APP_NAME = "co-tui"
 PROJECT_DIR_NAME = ".co-tui"  # a project's own settings, commands, skills, knowledge
 SETTINGS_FILE_NAME = "settings.json"
+GOOGLE_TOKEN_FILE_NAME = "google_token.json"  # `co-tui auth google` writes it, 0600
 
 
 def user_config_dir() -> Path:

@@ -26,11 +26,11 @@ from co_tui.telemetry.tracing import traced_sandbox
 from co_tui.web.config import WebConfig
 
 if TYPE_CHECKING:
-    from co_tui.agent.mcp import MCPConnection
     from co_tui.config.trust.project_files import ProjectView
+    from co_tui.integrations.mcp import MCPConnection
     from co_tui.knowledge.notes_index import NotesIndex
-    from co_tui.prompts.assembly import PromptPiece
     from co_tui.protocol.frontend import FrontendProtocol
+    from co_tui.protocol.prompt_piece import PromptPiece
 
 
 def new_session_id() -> str:
@@ -94,7 +94,7 @@ class CoDeps:
     # The parts of the system prompt last sent that someone other than co-tui wrote, each
     # with its origin (prompts/__init__.py sets it): the egress guard reads them.
     sent_instructions: tuple[PromptPiece, ...] = field(default=(), repr=False)
-    # Set by run_turn to the turn's frontend: sub-agents (session/delegate.py) report to it.
+    # Set by run_turn to the turn's frontend: sub-agents (agent/delegate.py) report to it.
     frontend: FrontendProtocol | None = field(default=None, repr=False)
 
 

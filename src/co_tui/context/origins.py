@@ -36,8 +36,8 @@ from pydantic_ai.messages import (
 
 from co_tui.context.attachments import Attached, attached_blocks, attachment_of, typed_text
 from co_tui.context.summaries import SUMMARY_PREFIX
-from co_tui.policy.approvals import tool_args
-from co_tui.prompts.assembly import PromptPiece
+from co_tui.context.tool_calls import tool_args
+from co_tui.protocol.prompt_piece import PromptPiece
 from co_tui.protocol.tool_spec import NEUTRAL, Origin, OriginKind, one_line, result_field
 
 SUMMARY = Origin(OriginKind.SUMMARY, private=True, untrusted=True)
@@ -86,7 +86,7 @@ def _strings(value: Any) -> list[str]:
 
 
 def _delegate_origin(content: Any) -> tuple[Origin, str] | None:
-    """A sub-agent's report is private/untrusted when what it read was (session/delegate.py
+    """A sub-agent's report is private/untrusted when what it read was (agent/delegate.py
     lists those sources in the report)."""
     private = _strings(result_field(content, "private_sources"))
     untrusted = _strings(result_field(content, "untrusted_sources"))

@@ -52,8 +52,8 @@ from co_tui.context.summaries import (
     summary_request,
     trim_old_tool_output,
 )
+from co_tui.llm.provider_errors import ProviderErrorAction, classify_provider_error
 from co_tui.protocol import events as ev
-from co_tui.turn.provider_errors import ProviderErrorAction, classify_provider_error
 
 if TYPE_CHECKING:
     from co_tui.context.deps import CoDeps

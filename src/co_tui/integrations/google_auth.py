@@ -15,14 +15,11 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
-from co_tui.config.endpoints import GOOGLE_TOKEN_URI
-from co_tui.config.paths import user_config_dir
+from co_tui.config.endpoints import GOOGLE_TOKEN_URI, GoogleEndpoints
+from co_tui.config.paths import GOOGLE_TOKEN_FILE_NAME, user_config_dir
 from co_tui.config.settings import Settings
-
-if TYPE_CHECKING:
-    from co_tui.context.deps import CoDeps
 
 SCOPES = [
     "https://www.googleapis.com/auth/drive.readonly",
@@ -30,7 +27,7 @@ SCOPES = [
     "https://www.googleapis.com/auth/gmail.compose",
     "https://www.googleapis.com/auth/calendar.readonly",
 ]
-TOKEN_FILE_NAME = "google_token.json"
+TOKEN_FILE_NAME = GOOGLE_TOKEN_FILE_NAME
 
 FileKind = Literal["authorized_user", "service_account", "client_secrets", "unknown"]
 SETUP_HINT = (
@@ -154,7 +151,20 @@ def load_credentials(
     return creds, "token"
 
 
-def get_cached_google_creds(deps: CoDeps) -> Any | None:
+class GoogleAccess(Protocol):
+    """What resolving the session's credentials reads of it (CoDeps has each of these)."""
+
+    @property
+    def google_session(self) -> GoogleSession: ...
+
+    @property
+    def google_credentials_path(self) -> str | None: ...
+
+    @property
+    def google(self) -> GoogleEndpoints: ...
+
+
+def get_cached_google_creds(deps: GoogleAccess) -> Any | None:
     """The session's credentials, resolved on first use. Blocking: run in a thread.
 
     A miss is not cached, so signing in with `co-tui auth google` works mid-session.
@@ -171,7 +181,7 @@ def get_cached_google_creds(deps: CoDeps) -> Any | None:
     return creds
 
 
-def persist_refreshed_token(deps: CoDeps) -> None:
+def persist_refreshed_token(deps: GoogleAccess) -> None:
     """A 401 refreshes the token inside the client library; keep the stored copy current."""
     session = deps.google_session
     if session.creds is None or session.source != "token":

@@ -34,11 +34,11 @@ class ResolvedModel:
         return chain
 
 
-# The app does its own backoff (turn/provider_errors.py): SDK retries off.
+# The app does its own backoff (llm/provider_errors.py): SDK retries off.
 NO_SDK_RETRIES: ModelSettings = {"max_retries": 0}
 
 # A streamed answer that ends without a finish reason was cut short (the connection closed a
 # close-delimited or chunked body early): the OpenAI-compatible models then raise ModelAPIError,
-# a network error the turn retries (turn/provider_errors.py), instead of keeping the
+# a network error the turn retries (llm/provider_errors.py), instead of keeping the
 # partial text as the answer.
 STREAMS_MUST_FINISH = OpenAIModelProfile(openai_chat_streaming_requires_finish_reason=True)

@@ -17,25 +17,12 @@ from typing import Any
 
 from pydantic_ai.messages import ToolCallPart
 
+from co_tui.context.tool_calls import tool_args
 from co_tui.permissions.matching import ToolCall
 from co_tui.permissions.ruleset import PermissionRule, PermissionRules
 from co_tui.policy.readonly import ReadOnlyVerdict, classify_read_only
 from co_tui.policy.tool_specs import BUILTIN_SPECS
 from co_tui.protocol.tool_spec import DEFAULT_APPROVAL_REASON
-
-
-def tool_args(part: ToolCallPart) -> dict[str, Any]:
-    """ToolCallPart.args is str | dict | None depending on the provider."""
-    args = part.args
-    if args is None:
-        return {}
-    if isinstance(args, dict):
-        return dict(args)
-    try:
-        parsed = json.loads(args) if args.strip() else {}
-    except json.JSONDecodeError:
-        return {"_raw": args}
-    return parsed if isinstance(parsed, dict) else {"_value": parsed}
 
 
 def is_safe_command(cmd: str, safe_prefixes: list[str]) -> bool:

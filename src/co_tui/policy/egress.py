@@ -32,8 +32,8 @@ from pydantic_ai.messages import ModelMessage
 from co_tui.context.origins import Source, iter_sources, origin_and_label
 from co_tui.policy.carried import Carried, find_carried
 from co_tui.policy.tool_specs import BUILTIN_SPECS
-from co_tui.prompts.assembly import PromptPiece
 from co_tui.protocol.frontend import ApprovalRequest
+from co_tui.protocol.prompt_piece import PromptPiece
 from co_tui.protocol.tool_spec import UNKNOWN_TOOL, Origin, OriginKind, ToolSpec
 
 __all__ = [

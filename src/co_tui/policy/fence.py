@@ -30,7 +30,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import ModelRequestContext
 
-from co_tui.policy.approvals import tool_args
+from co_tui.context.tool_calls import tool_args
 from co_tui.policy.egress import ToolTable, origin_and_label
 from co_tui.policy.fence_text import CLOSE_TAG, FENCE_RULE, REMOVED, fence, neutralise
 

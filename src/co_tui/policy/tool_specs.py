@@ -37,7 +37,7 @@ _EMAIL = Origin(OriginKind.EMAIL, private=True, untrusted=True)
 _SLACK = Origin(OriginKind.SLACK, private=True, untrusted=True)
 _WEB = Origin(OriginKind.WEB, private=False, untrusted=True)
 # A sub-agent's report counts as what the sub-agent read (policy/egress.py reads the
-# sources session/delegate.py lists in it).
+# sources agent/delegate.py lists in it).
 _SUBAGENT = Origin(OriginKind.SUBAGENT, private=False, untrusted=False)
 
 
@@ -192,7 +192,7 @@ _SPECS = [
         key_arg="filename",
         local=True,
     ),
-    # session/delegate.py
+    # agent/delegate.py
     ToolSpec("delegate", origin=_SUBAGENT, key_arg="task", local=True),
     # tools/web.py: registered per web_policy; `web_tool_specs` sets requires_approval
     ToolSpec(

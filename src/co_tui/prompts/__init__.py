@@ -7,7 +7,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from co_tui.prompts.assembly import PromptAssembly, PromptPiece, PromptSection, assemble_prompt
+from co_tui.prompts.assembly import PromptAssembly, PromptSection, assemble_prompt
+from co_tui.protocol.prompt_piece import PromptPiece
 
 if TYPE_CHECKING:
     from pydantic_ai import RunContext

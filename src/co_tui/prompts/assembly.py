@@ -30,6 +30,7 @@ from co_tui.config.trust.project_files import ProjectView
 from co_tui.policy.fence_text import fence
 from co_tui.prompts.model_quirks import quirks_for
 from co_tui.prompts.tiers import TIER_FULL, TIER_MID, TIER_TINY, model_tier
+from co_tui.protocol.prompt_piece import PromptPiece
 from co_tui.protocol.tool_spec import Origin, OriginKind
 from co_tui.safety.safe_read import DiskFolder, Folder, NotFound, ReadRefused
 
@@ -62,15 +63,6 @@ class PromptSection:
     name: str
     text: str
     source: str | None = None  # the file it came from, for user and project files
-
-
-@dataclass(frozen=True)
-class PromptPiece:
-    """A part of the system prompt someone other than co-tui wrote, with its origin."""
-
-    label: str  # "your knowledge file me.md", "project file AGENTS.md"
-    origin: Origin
-    text: str
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """What co-tui keeps on disk is readable by its user only: folders 0700, files 0600.
 
 Files are created with those modes (never created wider, then narrowed) and
-`protect_data_at_rest()` narrows what older versions left wider, once at start. Nothing here
+config/data_at_rest.py narrows what older versions left wider, once at start. Nothing here
 touches the process umask: commands the assistant runs create workspace files with the
 user's usual modes.
 
@@ -14,16 +14,11 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from co_tui.config.paths import user_config_dir, user_data_dir
-
 if TYPE_CHECKING:
     import sqlite3  # imported when a database is opened: not needed for the first frame
-
-    from co_tui.config.settings import Settings
 
 DIR_MODE = 0o700  # also what the XDG base directory spec asks of folders it creates
 FILE_MODE = 0o600
@@ -32,7 +27,7 @@ SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 def private_dir(path: Path) -> Path:
     """Create `path` and every missing parent 0700. Existing folders are left as they are
-    (`protect_data_at_rest` narrows the data folder)."""
+    (config/data_at_rest.py narrows the data folder)."""
     missing: list[Path] = []
     current = path
     while not current.exists() and current != current.parent:
@@ -78,7 +73,7 @@ def open_private(path: Path, mode: str = "a") -> IO[str]:
 
 def narrow_side_files(db_path: Path) -> None:
     for suffix in SQLITE_SIDE_FILES:
-        _chmod(db_path.with_name(db_path.name + suffix), FILE_MODE)
+        chmod_owned(db_path.with_name(db_path.name + suffix), FILE_MODE)
 
 
 def open_private_db(path: Path, timeout: float) -> sqlite3.Connection:
@@ -96,7 +91,7 @@ def open_private_db(path: Path, timeout: float) -> sqlite3.Connection:
     return conn
 
 
-def _chmod(path: Path | str, mode: int, st: os.stat_result | None = None) -> None:
+def chmod_owned(path: Path | str, mode: int, st: os.stat_result | None = None) -> None:
     """Narrow one regular file or folder we own; links and others' files are left alone.
     `st`: the path's lstat, when the caller has it."""
     if st is None:
@@ -116,7 +111,7 @@ def narrow_tree(root: Path) -> None:
     """`root` and the folders under it 0700, every regular file 0600; links not followed."""
     if not root.is_dir() or root.is_symlink():
         return
-    _chmod(root, DIR_MODE)
+    chmod_owned(root, DIR_MODE)
     folders = [os.fspath(root)]
     while folders:  # one lstat an entry (scandir keeps it): this runs before the first frame
         try:
@@ -130,30 +125,6 @@ def narrow_tree(root: Path) -> None:
             except OSError:
                 continue
             is_folder = stat.S_ISDIR(st.st_mode)  # a link is not (never followed)
-            _chmod(entry.path, DIR_MODE if is_folder else FILE_MODE, st)
+            chmod_owned(entry.path, DIR_MODE if is_folder else FILE_MODE, st)
             if is_folder:
                 folders.append(entry.path)
-
-
-def _config_files() -> Iterable[Path]:
-    """The files co-tui itself writes into the config folder (the user writes the rest)."""
-    from co_tui.integrations.google_auth import TOKEN_FILE_NAME
-
-    folder = user_config_dir()
-    return (folder / TOKEN_FILE_NAME, folder / f"{TOKEN_FILE_NAME}.tmp")
-
-
-def protect_data_at_rest(settings: Settings) -> None:
-    """At start: the data folder and everything in it private (older versions wrote 0644
-    files in a 0755 folder), the config folder 0700 and co-tui's token file 0600; the
-    configured secrets are remembered for the writers that are not handed Settings (the
-    prompt history, memories)."""
-    from co_tui.safety.redaction import remember_secrets
-
-    remember_secrets(settings.secret_values())
-    narrow_tree(user_data_dir())
-    config = user_config_dir()
-    if config.is_dir():
-        _chmod(config, DIR_MODE)
-        for path in _config_files():
-            _chmod(path, FILE_MODE)

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from co_tui.config.memory_size import docker_memory_bytes
 from co_tui.sandbox.base import (
     READ_ONLY_ENV,
     READ_ONLY_GIT_GUARD,
@@ -33,7 +34,6 @@ from co_tui.sandbox.base import (
     SandboxUnavailable,
     git_config_masks,
 )
-from co_tui.sandbox.docker import docker_memory_bytes
 from co_tui.sandbox.runas import RunAs, pick_run_as
 from co_tui.sandbox.subprocess import run_in_process_group
 

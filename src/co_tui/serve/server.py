@@ -278,8 +278,8 @@ def run_served_app(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     # The app's stdout is the web driver's channel: nothing else may print there.
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
+    from co_tui.config.data_at_rest import protect_data_at_rest
     from co_tui.config.trust import load_project_settings
-    from co_tui.safety.private_files import protect_data_at_rest
     from co_tui.tui.launch import launch_app
 
     loaded = load_project_settings(Path.cwd(), overrides={"model": args.model})

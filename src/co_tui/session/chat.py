@@ -31,10 +31,10 @@ if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after th
     from pydantic_ai.messages import ModelMessage, TextContent
 
     from co_tui.agent.build import AgentBundle
-    from co_tui.agent.mcp import MCPConnection
     from co_tui.config.settings import Settings
     from co_tui.config.trust import ProjectView
     from co_tui.context.deps import CoDeps
+    from co_tui.integrations.mcp import MCPConnection
     from co_tui.store.sessions import LoadedSession, SessionRecorder, SessionStore
     from co_tui.turn.runner import TurnResult
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from co_tui import __version__
 from co_tui.config.paths import project_settings_path, user_data_dir, user_settings_path
 from co_tui.config.settings import Settings, SettingsError
 from co_tui.llm.providers import ProviderError, configured_provider, resolve_model
 from co_tui.sandbox import SandboxChoice, SandboxUnavailable
+
+if TYPE_CHECKING:
+    from co_tui.integrations.mcp import MCPConnection
 
 State = Literal["ok", "warn", "error", "off"]
 
@@ -147,3 +151,29 @@ def render_status_table(rows: list[StatusRow]) -> object:
         value = escape(visible(r.value))
         table.add_row(r.name, f"[{STATE_STYLE[r.state]}]{value}[/]")
     return table
+
+
+def mcp_status_rows(settings: Settings, connection: MCPConnection | None) -> Sequence[StatusRow]:
+    """Rows for /status and `co-tui status`: one per configured server."""
+    if not settings.mcp_servers:
+        return [StatusRow("MCP servers", "none configured (mcp_servers in settings.json)", "off")]
+    rows = [StatusRow("MCP servers", f"{len(settings.mcp_servers)} configured")]
+    connected = {s.name: s for s in connection.servers} if connection else {}
+    failures = connection.failures if connection else []
+    failed = {f.server: f for f in failures if f.tool is None}
+    for name in settings.mcp_servers:
+        if name in connected:
+            server = connected[name]
+            how = "approval for every call" if server.approval else "no approval"
+            how += ", local" if server.local else ""
+            rows.append(StatusRow(f"  {name}", f"{len(server.tool_names)} tools ({how})"))
+            rows.extend(
+                StatusRow(f"    {f.tool}", f.message, "warn")
+                for f in failures
+                if f.server == name and f.tool is not None
+            )
+        elif name in failed:
+            rows.append(StatusRow(f"  {name}", failed[name].message, "error"))
+        else:
+            rows.append(StatusRow(f"  {name}", "not connected in this process", "off"))
+    return rows

@@ -138,5 +138,5 @@ async def search_calendar_events(
     return await _events(ctx, query, days_back, days_ahead, max_results)
 
 
-# Registered by build_agent (agent/catalog.py); whether a call asks: policy/tool_specs.py.
+# Registered by build_agent (tools/catalog.py); whether a call asks: policy/tool_specs.py.
 TOOLS: list[Any] = [list_calendar_events, search_calendar_events]

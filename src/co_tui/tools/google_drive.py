@@ -164,5 +164,5 @@ async def read_drive_file(ctx: RunContext[CoDeps], file_id: str) -> str | dict[s
     return f"{header}\n{text}{note}"
 
 
-# Registered by build_agent (agent/catalog.py); whether a call asks: policy/tool_specs.py.
+# Registered by build_agent (tools/catalog.py); whether a call asks: policy/tool_specs.py.
 TOOLS: list[Any] = [search_drive, read_drive_file]

@@ -171,5 +171,5 @@ async def draft_email(
     return f"Draft created for {to}: {subject!r} (draft id {draft.get('id')}). Open it: {link}"
 
 
-# Registered by build_agent (agent/catalog.py); whether a call asks: policy/tool_specs.py.
+# Registered by build_agent (tools/catalog.py); whether a call asks: policy/tool_specs.py.
 TOOLS: list[Any] = [draft_email, list_emails, search_emails]

@@ -113,5 +113,5 @@ def forget_memory(memory_id: str | int, directory: Path | None = None) -> str:
     return f"Forgot memory #{removed.id}: {removed.headline}"
 
 
-# Registered by build_agent (agent/catalog.py); whether a call asks: policy/tool_specs.py.
+# Registered by build_agent (tools/catalog.py); whether a call asks: policy/tool_specs.py.
 TOOLS: list[Any] = [save_memory, recall_memory, list_memories]

@@ -200,5 +200,5 @@ def read_note(ctx: RunContext[CoDeps], filename: str) -> str:
     return text
 
 
-# Registered by build_agent (agent/catalog.py); whether a call asks: policy/tool_specs.py.
+# Registered by build_agent (tools/catalog.py); whether a call asks: policy/tool_specs.py.
 TOOLS: list[Any] = [search_notes, list_notes, read_note]

@@ -345,7 +345,7 @@ def integration_state(settings: Settings) -> tuple[str, Literal["ok", "error", "
     return ("configured (bot token)" if token.startswith("xoxb-") else "configured"), "ok"
 
 
-# Registered by build_agent (agent/catalog.py); whether a call asks: policy/tool_specs.py.
+# Registered by build_agent (tools/catalog.py); whether a call asks: policy/tool_specs.py.
 TOOLS: list[Any] = [
     post_slack_message,
     list_slack_channels,

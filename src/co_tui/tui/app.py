@@ -388,7 +388,8 @@ class CoApp(App[None]):
     async def _hold_mcp(self, ready: asyncio.Event) -> None:
         """The MCP servers, held for the session by this worker (the stdio transports must
         open and close in one task); it is cancelled when the app exits."""
-        from co_tui.agent.mcp import MCPConnection, failure_note, mcp_status_summary
+        from co_tui.agent.mcp import failure_note, mcp_status_summary
+        from co_tui.integrations.mcp import MCPConnection
 
         def connected(connection: MCPConnection | None) -> None:
             if connection is not None:
@@ -653,7 +654,7 @@ class CoApp(App[None]):
     async def _export(self, name: str) -> str:
         """/export [file]: the session as Markdown, in the working directory by default."""
         from co_tui.safety.visible import visible
-        from co_tui.store.export import default_name, session_markdown, write_new
+        from co_tui.session.export import default_name, session_markdown, write_new
         from co_tui.store.sessions import Note as StoredNote
         from co_tui.store.sessions import SessionError
 

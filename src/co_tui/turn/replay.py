@@ -27,7 +27,8 @@ from pydantic_ai.messages import (
 
 from co_tui.context.attachments import typed_text
 from co_tui.context.summaries import content_text, is_summary
-from co_tui.policy.approvals import key_argument, tool_args
+from co_tui.context.tool_calls import tool_args
+from co_tui.policy.approvals import key_argument
 from co_tui.protocol import events as ev
 from co_tui.turn.stream import OUTCOME_STATUS, result_text
 

@@ -46,11 +46,13 @@ from co_tui.context.attachments import typed_prompt
 from co_tui.context.dangling import patch_dangling_tool_calls
 from co_tui.context.deps import CoDeps
 from co_tui.context.origins import typed_texts
+from co_tui.context.tool_calls import tool_args
+from co_tui.llm.provider_errors import ProviderErrorAction, classify_provider_error
 from co_tui.permissions.matching import ToolCall
 from co_tui.permissions.rules import RuleError
 from co_tui.permissions.store import StoreError
 from co_tui.permissions.suggest import check_rule_for, suggest_rule
-from co_tui.policy.approvals import Policy, decide_policy, tool_args
+from co_tui.policy.approvals import Policy, decide_policy
 from co_tui.policy.egress import EgressReview, OriginKind, context_sources, egress_review
 from co_tui.policy.egress_session import session_table
 from co_tui.protocol import events as ev
@@ -66,7 +68,6 @@ from co_tui.protocol.frontend import (
     as_answer,
 )
 from co_tui.telemetry.tracing import approval_clock, trace_approval, traced_turn
-from co_tui.turn.provider_errors import ProviderErrorAction, classify_provider_error
 from co_tui.turn.silence import ProviderSilence
 from co_tui.turn.stream import EventStream
 

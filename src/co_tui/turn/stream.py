@@ -24,7 +24,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from co_tui.policy.approvals import key_argument, tool_args
+from co_tui.context.tool_calls import tool_args
+from co_tui.policy.approvals import key_argument
 from co_tui.protocol import events as ev
 from co_tui.protocol.frontend import FrontendProtocol
 

@@ -35,7 +35,6 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from co_tui.agent.catalog import READ_ONLY_TOOLS
 from co_tui.context.deps import CoDeps, new_session_id
 from co_tui.policy.egress import EgressReview, Source, context_sources
 from co_tui.policy.egress_session import SubagentDeps, review_call, session_table
@@ -52,6 +51,7 @@ from co_tui.protocol.frontend import (
     as_answer,
 )
 from co_tui.telemetry.tracing import approval_clock, trace_approval
+from co_tui.tools.catalog import READ_ONLY_TOOLS
 from co_tui.tools.web import web_fetch, web_search
 from co_tui.turn.stream import EventStream
 

@@ -195,7 +195,7 @@ def turned_on(summary: str, on: object) -> Check:
 def memory_bytes(value: str) -> float | None:
     """Docker's memory limit notation ("512m", "1g") in bytes, as the sandbox reads it;
     None when it is not one."""
-    from co_tui.sandbox.docker import docker_memory_bytes
+    from co_tui.config.memory_size import docker_memory_bytes
 
     try:
         return docker_memory_bytes(value)

@@ -222,7 +222,7 @@ async def _status(ctx: CommandContext, arg: str) -> None:
     )
     rows = gather_status(ctx.settings, ctx.deps.workspace or Path.cwd(), choice)
     if ctx.settings.mcp_servers:
-        from co_tui.agent.mcp import mcp_status_rows
+        from co_tui.session.health import mcp_status_rows
 
         rows += mcp_status_rows(ctx.settings, ctx.deps.mcp)
     ctx.show(render_status_table(rows))
@@ -231,7 +231,7 @@ async def _status(ctx: CommandContext, arg: str) -> None:
 async def _tools(ctx: CommandContext, arg: str) -> None:
     import asyncio
 
-    from co_tui.agent.tool_listing import tools_table
+    from co_tui.session.tool_listing import tools_table
 
     ctx.show(await asyncio.to_thread(tools_table, ctx.bundle, ctx.settings))
 
@@ -434,7 +434,7 @@ async def _exit(ctx: CommandContext, arg: str) -> None:
 
 
 async def _export(ctx: CommandContext, arg: str) -> None:
-    from co_tui.store.export import ExportError
+    from co_tui.session.export import ExportError
 
     try:
         ctx.show(Text(await ctx.export_session(arg.strip())))

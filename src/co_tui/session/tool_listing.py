@@ -27,7 +27,7 @@ _INTEGRATION_OF_TOOL = {"web_search": "Web search"}
 
 
 def _integration(tool_name: str) -> str | None:
-    from co_tui.agent.catalog import FUNCTION_TOOLS
+    from co_tui.tools.catalog import FUNCTION_TOOLS
 
     modules = {func.__name__: func.__module__.rsplit(".", 1)[-1] for func in FUNCTION_TOOLS}
     module = modules.get(tool_name, "")

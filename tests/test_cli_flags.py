@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from co_tui.cli import EXIT_USAGE, app
+from co_tui.cli import app
+from co_tui.headless.runner import EXIT_USAGE
 
 
 @pytest.mark.parametrize(

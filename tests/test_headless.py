@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from co_tui.cli import EXIT_NOT_SAVED
+from co_tui.headless.runner import EXIT_NOT_SAVED
 from tests.servers.fake_openai import error, error_mid_stream, serve, text, tool_call
 
 CLI = [str(Path(sys.executable).parent / "co-tui")]

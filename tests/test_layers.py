@@ -4,10 +4,11 @@
 belongs to the longest name in the list that contains it. A module may import from its own
 part, from its own folder's parts on its floor, and from any floor below; an import of
 another part on its own floor or above fails the test, with the line that makes it (a
-package whose `__init__` imports nothing of co_tui is no dependency). Every import counts: at module level, inside a function (it
-only defers the dependency to the first call) and under `if TYPE_CHECKING:` (a type that
-only the upper part may name ties the lower part to it all the same). The import graph is
-the one `test_import_cycles.py` reads with `ast`; nothing is imported.
+package whose `__init__` imports nothing of co_tui is no dependency). Every import counts:
+at module level, inside a function (it only defers the dependency to the first call) and
+under `if TYPE_CHECKING:` (a type that only the upper part may name ties the lower part to
+it all the same). The import graph is the one `test_import_cycles.py` reads with `ast`;
+nothing is imported.
 
 docs/architecture.md shows the same order; the last test fails when the two drift apart.
 """

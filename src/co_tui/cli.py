@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -14,13 +12,19 @@ import typer
 
 from co_tui import __version__
 from co_tui.config.settings import Settings, SettingsError
-from co_tui.safety.visible import json_text, visible
+from co_tui.headless.runner import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    PrintOptions,
+    run_print,
+    say,
+)
+from co_tui.safety.visible import visible
 from co_tui.sandbox.build import sandbox_app
 
 if TYPE_CHECKING:
     from co_tui.config.trust import LoadedSettings
-    from co_tui.headless.frontend import HeadlessFrontend
-    from co_tui.session.chat import ChatSession
 
 app = typer.Typer(
     add_completion=False,
@@ -31,18 +35,6 @@ app = typer.Typer(
     help="co-tui: a privacy-first personal assistant in your terminal.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_NOT_SAVED = 3  # the turn ran but could not be stored in the session database
-EXIT_INTERRUPTED = 130  # SIGTERM and SIGHUP exit with 128 + their number (co_tui/safety/signals.py)
-
-
-def say(message: str) -> None:
-    """`co-tui: message` on stderr, its hidden characters made visible: messages quote
-    servers, files and the model."""
-    shown = visible(message, keep="\n\t")
-    typer.echo(f"co-tui: {shown}", err=True)
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
@@ -174,7 +166,7 @@ def main_callback(
         for problem in loaded.problems:
             say(problem)
         options = PrintOptions(output_format, yes, allow_private_data_out, verbose, raw)
-        code = asyncio.run(_headless(loaded, prompt, options, continue_, resume))
+        code = asyncio.run(run_print(loaded, prompt, options, continue_, resume))
         raise typer.Exit(code)
     loaded = loaded_or_exit(overrides, trust_project)
     from co_tui.tui.launch import launch_app
@@ -198,111 +190,6 @@ def reject_print_only_flags(
     if given:
         verb = "need" if len(given) > 1 else "needs"
         raise fail(f"{' and '.join(given)} {verb} -p PROMPT (one answer, then exit)", EXIT_USAGE)
-
-
-@dataclass(frozen=True)
-class PrintOptions:
-    """How `-p` answers: its output, and what it approves."""
-
-    output_format: str = "text"
-    yes: bool = False
-    allow_private_data_out: bool = False
-    verbose: bool = False
-    raw: bool = False
-
-
-async def _headless(
-    loaded: LoadedSettings,
-    prompt: str,
-    options: PrintOptions,
-    continue_: bool = False,
-    resume: str | None = None,
-) -> int:
-    from co_tui.headless.frontend import HeadlessFrontend
-    from co_tui.safety.signals import cancelled_by_stop_signals
-    from co_tui.session.chat import ChatSession
-
-    if not prompt.strip():
-        say("the prompt is empty")
-        return EXIT_USAGE
-    if resume == "":
-        say("with -p, --resume needs a session id (co-tui sessions)")
-        return EXIT_USAGE
-    frontend = HeadlessFrontend(
-        options.output_format,  # type: ignore[arg-type]
-        approve_all=options.yes,
-        verbose=options.verbose,
-        raw=options.raw,
-        allow_private_data_out=options.allow_private_data_out,
-    )
-    session = ChatSession(loaded.settings, frontend=frontend, headless=True, project=loaded.view)
-    # SIGTERM/SIGHUP cancel the turn as Ctrl+C does (saved, commands killed), then exit 128+n.
-    code = EXIT_INTERRUPTED
-    async with cancelled_by_stop_signals() as stop:
-        try:
-            code = await _headless_turn(session, frontend, prompt, continue_, resume)
-        finally:
-            stop.disarm()  # closing the sandbox and the store must finish
-            await session.aclose()
-    if stop.exit_code is not None:
-        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
-            say(f"stopped by {stop.name}")
-        return stop.exit_code
-    return code
-
-
-async def _headless_turn(
-    session: ChatSession,
-    frontend: HeadlessFrontend,
-    prompt: str,
-    continue_: bool,
-    resume: str | None,
-) -> int:
-    from co_tui.llm import ProviderError
-    from co_tui.llm.local.provider import LocalServerError, headless_progress
-    from co_tui.protocol import events as ev
-    from co_tui.sandbox import SandboxUnavailable
-    from co_tui.store.sessions import SessionError
-
-    try:
-        loaded = session.open_stored(continue_latest=continue_, resume=resume, ask_pending=False)
-    except SessionError as exc:
-        say(str(exc))
-        return EXIT_ERROR
-    if loaded is not None and (notice := loaded.unfinished_notice()):
-        frontend.emit(ev.Status(session_id=loaded.info.id, message=notice, level="warning"))
-    try:  # before anything starts: a configured sandbox that does not work stops here
-        await session.start(headless_progress(sys.stderr))
-    except SandboxUnavailable as exc:
-        say(str(exc))
-        return EXIT_USAGE
-    except (ProviderError, LocalServerError) as exc:
-        say(str(exc))
-        return EXIT_ERROR
-    if session.mcp is not None:
-        for failure in session.mcp.failures:
-            say(f"MCP server '{failure.server}': {failure.message}")
-    result = await session.run(prompt)
-    if frontend.output_format == "json":
-        summary = frontend.summary(
-            session.session_id,
-            text=result.output if result.output is not None else result.streamed_text,
-            interrupted=result.interrupted,
-            error=result.error,
-            model=session.model_label(),
-            save_error=result.save_error,
-        )
-        typer.echo(json_text(summary))
-    if result.save_error:  # the turn happened but --continue would not find it
-        say(result.save_error)
-        return EXIT_NOT_SAVED
-    if result.interrupted:
-        return EXIT_INTERRUPTED
-    if result.error:
-        if frontend.output_format != "text":
-            say(result.error)
-        return EXIT_ERROR
-    return 0
 
 
 @app.command()

@@ -29,7 +29,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from co_tui.store.sessions import SessionStore
+from co_tui.store.session_store import SessionStore
 
 APPENDS = 100
 OPENS = 5

@@ -22,7 +22,8 @@ from pydantic_ai.messages import (
 
 from co_tui.safety.redaction import Redactor
 from co_tui.session.export import ExportError, session_markdown, stored_session_markdown, write_new
-from co_tui.store.sessions import Note, SessionStore, ToolRun
+from co_tui.store.records import Note, ToolRun
+from co_tui.store.session_store import SessionStore
 
 SID = "abcdef12-0000-0000-0000-000000000000"
 KEY = "sk-live-0123456789abcdefghijklmnop"

@@ -29,7 +29,7 @@ from pydantic_ai.messages import (
 )
 
 from co_tui.safety.signals import cancelled_by_stop_signals
-from co_tui.store.sessions import SessionStore
+from co_tui.store.session_store import SessionStore
 from tests.helpers import processes_in, wait_for
 from tests.servers.fake_openai import serve, text, tool_call
 

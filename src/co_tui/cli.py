@@ -268,7 +268,8 @@ def sessions_command(
     ] = False,
 ) -> None:
     """List stored sessions, newest first (resume one with --resume ID)."""
-    from co_tui.store.sessions import SessionError, SessionStore
+    from co_tui.store.errors import SessionError
+    from co_tui.store.session_store import SessionStore
 
     if ctx.invoked_subcommand is not None:
         return
@@ -310,7 +311,8 @@ def sessions_export(
 ) -> None:
     """A stored session as Markdown: prompts, answers, tool calls, decisions and results."""
     from co_tui.session.export import ExportError, stored_session_markdown, write_new
-    from co_tui.store.sessions import SessionError, SessionStore
+    from co_tui.store.errors import SessionError
+    from co_tui.store.session_store import SessionStore
 
     store = SessionStore(secrets=settings_or_exit().secret_values())
     try:
@@ -336,7 +338,8 @@ def _move_sessions_aside() -> str:
     """`co-tui sessions --move-aside`: a damaged database, and only that, is renamed with its
     -wal and -shm; returns the line to print. Raises typer.Exit saying why it refuses."""
     from co_tui.store.database_file import SIDE_FILES, holders, move_aside, side_file
-    from co_tui.store.sessions import SessionDatabaseCorrupt, SessionError, SessionStore
+    from co_tui.store.errors import SessionDatabaseCorrupt, SessionError
+    from co_tui.store.session_store import SessionStore
 
     store = SessionStore()
     path = store.path

@@ -22,7 +22,7 @@ from pydantic_ai.models.function import AgentInfo
 from co_tui.config.data_at_rest import protect_data_at_rest
 from co_tui.config.paths import user_config_dir, user_data_dir
 from co_tui.config.settings import Settings
-from co_tui.store.sessions import SessionStore
+from co_tui.store.session_store import SessionStore
 from co_tui.telemetry.store import open_for_writing
 from co_tui.tui.widgets.prompt import PromptHistory
 from tests.servers.fake_openai import serve, text, tool_call

@@ -20,7 +20,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.protocol.frontend import ApprovalDecision, ApprovalRequest
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.store.sessions import SessionRecorder, SessionStore
+from co_tui.store.recorder import SessionRecorder
+from co_tui.store.session_store import SessionStore
 from co_tui.turn.runner import run_turn
 from tests.helpers import (
     Call,

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from co_tui.cli import with_bare_resume
-from co_tui.store.sessions import SessionStore
+from co_tui.store.session_store import SessionStore
 from tests.servers.fake_openai import serve, text
 
 CLI = [str(Path(sys.executable).parent / "co-tui")]

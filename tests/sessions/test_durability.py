@@ -19,7 +19,8 @@ from typing import Any
 
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
-from co_tui.store.sessions import UNFINISHED_CALL, SessionStore
+from co_tui.store.records import UNFINISHED_CALL
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.items import Note
 from co_tui.tui.widgets.tool_call import ToolCallBlock

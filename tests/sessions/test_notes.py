@@ -15,7 +15,7 @@ from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.protocol import events as ev
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
-from co_tui.store.sessions import SessionStore
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoApp
 from co_tui.tui.widgets.items import Note
 from co_tui.turn.replay import replay
@@ -80,7 +80,7 @@ async def test_an_aborted_turns_error_comes_back_in_place_after_continue(tmp_pat
 
 
 def test_replay_puts_each_note_inside_the_turn_it_ended() -> None:
-    from co_tui.store.sessions import Note as StoredNote
+    from co_tui.store.records import Note as StoredNote
 
     stored = StoredNote(position=0, message="provider said no")
     events = list(replay([], "s", notes=[stored]))
@@ -98,7 +98,7 @@ def test_a_schema_2_database_is_upgraded_in_place_with_notes(tmp_path: Path) -> 
         conn.execute("PRAGMA user_version=2")
     store = SessionStore(db)
     assert store.load("a" * 32).notes == []  # read as current without changing the file
-    from co_tui.store.sessions import Note as StoredNote
+    from co_tui.store.records import Note as StoredNote
 
     store.add_note("a" * 32, StoredNote(1, "boom"))
     assert store.load("a" * 32).notes == [StoredNote(1, "boom")]
@@ -109,7 +109,7 @@ def test_a_schema_2_database_is_upgraded_in_place_with_notes(tmp_path: Path) -> 
 
 def test_a_secret_in_an_error_never_reaches_the_file(tmp_path: Path) -> None:
     """A provider error can echo the request (an API key in a URL or a header)."""
-    from co_tui.store.sessions import Note as StoredNote
+    from co_tui.store.records import Note as StoredNote
 
     key = "sk-live-0123456789abcdefghijklmnop"
     db = tmp_path / "sessions.db"

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from co_tui.config.settings import Settings
-from co_tui.store.sessions import SessionStore
+from co_tui.store.session_store import SessionStore
 from co_tui.telemetry import default_db_path, shutdown_telemetry
 from co_tui.tui.app import CoApp
 from tests.helpers import engine_unavailable

@@ -15,7 +15,7 @@ from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
-from co_tui.store.sessions import SessionStore
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoApp
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.screens.sessions import ConfirmScreen, SessionsScreen

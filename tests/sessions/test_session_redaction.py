@@ -17,7 +17,7 @@ from pydantic_ai.messages import (
 )
 
 from co_tui.safety.redaction import Redactor
-from co_tui.store.sessions import SessionStore
+from co_tui.store.session_store import SessionStore
 from tests.sizes import examples
 
 CONFIGURED = "my-slack-token-value-1234"

@@ -25,16 +25,12 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
-from co_tui.store import sessions
-from co_tui.store.sessions import (
-    FORMAT_VERSION,
-    SessionFormatError,
-    SessionNotFound,
-    SessionRecorder,
-    SessionStore,
-    open_session,
-    title_from_prompt,
-)
+from co_tui.store import errors, records, schema
+from co_tui.store.errors import SessionFormatError, SessionNotFound
+from co_tui.store.recorder import SessionRecorder, open_session
+from co_tui.store.records import title_from_prompt
+from co_tui.store.schema import FORMAT_VERSION
+from co_tui.store.session_store import SessionStore
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 # The layout co-tui wrote before schema 2 (no version, fork or journal, no compactions).
@@ -201,8 +197,8 @@ def test_an_older_format_is_migrated_and_rewritten(
 ) -> None:
     store.save("s1", turn(1))
     # Pretend format 2 renamed the answer text; format 1 rows are migrated on open.
-    monkeypatch.setattr(sessions, "FORMAT_VERSION", 2)
-    monkeypatch.setitem(sessions.MIGRATIONS, 1, lambda row: row.replace(b"answer 1", b"reply 1"))
+    monkeypatch.setattr(schema, "FORMAT_VERSION", 2)
+    monkeypatch.setitem(schema.MIGRATIONS, 1, lambda row: row.replace(b"answer 1", b"reply 1"))
     loaded = store.load("s1")
     assert loaded.messages[-1].parts[0].content == "reply 1"
     assert store.info("s1").format_version == 2
@@ -281,8 +277,8 @@ def paused_on(call_ids: list[str]) -> tuple[list[ModelMessage], DeferredToolRequ
     return messages, DeferredToolRequests(approvals=calls)
 
 
-def run(call_id: str, state: sessions.ToolRunState, decision: str = "approve") -> sessions.ToolRun:
-    return sessions.ToolRun(
+def run(call_id: str, state: records.ToolRunState, decision: str = "approve") -> records.ToolRun:
+    return records.ToolRun(
         call_id, "run_shell_command", {"cmd": f"echo {call_id}"}, decision, state
     )
 
@@ -309,9 +305,9 @@ def test_a_call_decided_but_never_finished_is_reported_and_never_asked_again(
     loaded = SessionStore(store.path).load("s1")
     assert loaded.pending is None and not loaded.info.has_pending  # nothing to ask again
     got = answers(loaded.messages)
-    assert got["run1"] == sessions.UNFINISHED_CALL and "may have run" in got["run1"]
+    assert got["run1"] == records.UNFINISHED_CALL and "may have run" in got["run1"]
     assert got["done1"] == "exit code 0\ndone1"  # it finished: its real result is recovered
-    assert got["no1"] == sessions.DENIED_BEFORE
+    assert got["no1"] == records.DENIED_BEFORE
     assert [r.tool_call_id for r in loaded.unfinished] == ["run1", "done1"]
     notice = loaded.unfinished_notice()
     assert notice is not None and "echo run1" in notice and "none was run again" in notice
@@ -330,7 +326,7 @@ def test_a_journal_argument_with_escape_codes_is_shown_visibly(store: SessionSto
     call = ToolCallPart(tool_name="run_shell_command", args={"cmd": cmd}, tool_call_id="c1")
     store.save("s1", [*turn(0), ModelResponse(parts=[call])])
     store.calls_started(
-        "s1", [sessions.ToolRun("c1", call.tool_name, {"cmd": cmd}, "approve", "running")]
+        "s1", [records.ToolRun("c1", call.tool_name, {"cmd": cmd}, "approve", "running")]
     )
     notice = SessionStore(store.path).load("s1").unfinished_notice()
     assert notice is not None and "\x1b" not in notice and "\x07" not in notice
@@ -344,7 +340,7 @@ def test_a_second_writer_gets_a_conflict_and_writes_nothing(tmp_path: Path) -> N
     first.save("s1", turn(0))
     mine, theirs = first.load("s1"), second.load("s1")
     first.save("s1", [*mine.messages, *turn(1)])
-    with pytest.raises(sessions.SessionConflict, match=r"another co-tui \(pid \d+\) saved"):
+    with pytest.raises(errors.SessionConflict, match=r"another co-tui \(pid \d+\) saved"):
         second.save("s1", [*theirs.messages, *turn(2)])
     assert SessionStore(tmp_path / "s.db").load("s1").messages == [*turn(0), *turn(1)]
 
@@ -383,7 +379,7 @@ def test_a_schema_1_database_is_upgraded_in_place(tmp_path: Path) -> None:
     db = tmp_path / "old.db"
     conn = sqlite3.connect(db)
     conn.executescript(SCHEMA_1)
-    rows = [("old", seq, m.kind, sessions.encode_message(m)) for seq, m in enumerate(turn(0))]
+    rows = [("old", seq, m.kind, records.encode_message(m)) for seq, m in enumerate(turn(0))]
     conn.execute(
         "INSERT INTO sessions (id, title, created, updated, format_version, turns, "
         "message_count) VALUES ('old', 'from v1', 1, 1, 1, 1, 4)"
@@ -422,5 +418,5 @@ def test_a_reused_call_id_never_borrows_another_calls_record(store: SessionStore
     )
     store.save("s1", [*answered, ModelResponse(parts=[reused])])
     loaded = SessionStore(store.path).load("s1")
-    assert answers(loaded.messages[-1:])["c1"] == sessions.NO_RECORD
+    assert answers(loaded.messages[-1:])["c1"] == records.NO_RECORD
     assert loaded.unfinished == []

@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from co_tui.store.sessions import SessionDatabaseLocked, SessionStore, encode_message
+from co_tui.store.errors import SessionDatabaseLocked
+from co_tui.store.records import encode_message
+from co_tui.store.session_store import SessionStore
 from tests.file_access import give_away, restricted
 from tests.servers.fake_openai import serve, text
 from tests.sessions.test_cli_sessions import CLI, db_path, env_for

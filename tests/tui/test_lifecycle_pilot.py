@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.config.paths import user_data_dir
-from co_tui.store.sessions import SessionStore
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.launch import resume_hint
 from co_tui.tui.screens.confirm import ConfirmScreen
 from co_tui.tui.screens.sessions import SessionsScreen

@@ -16,7 +16,7 @@ import pytest
 from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 
 from co_tui.config.settings import Settings
-from co_tui.store.sessions import SessionStore
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoApp
 from tests.helpers import processes_in
 from tests.tui.helpers import SIZE, approval_dialog, make_app, shell_then_text, wait_until

@@ -98,7 +98,7 @@ async def _headless_turn(
     from co_tui.llm.local.provider import LocalServerError, headless_progress
     from co_tui.protocol import events as ev
     from co_tui.sandbox import SandboxUnavailable
-    from co_tui.store.sessions import SessionError
+    from co_tui.store.errors import SessionError
 
     try:
         loaded = session.open_stored(continue_latest=continue_, resume=resume, ask_pending=False)

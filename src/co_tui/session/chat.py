@@ -35,7 +35,9 @@ if TYPE_CHECKING:  # pydantic-ai and the provider SDKs load in build(), after th
     from co_tui.config.trust import ProjectView
     from co_tui.context.deps import CoDeps
     from co_tui.integrations.mcp import MCPConnection
-    from co_tui.store.sessions import LoadedSession, SessionRecorder, SessionStore
+    from co_tui.store.recorder import SessionRecorder
+    from co_tui.store.records import LoadedSession
+    from co_tui.store.session_store import SessionStore
     from co_tui.turn.runner import TurnResult
 
 
@@ -102,7 +104,7 @@ class ChatSession:
     @property
     def store(self) -> SessionStore:
         if self._store is None:
-            from co_tui.store.sessions import SessionStore
+            from co_tui.store.session_store import SessionStore
 
             self._store = SessionStore(secrets=self.settings.secret_values())
         return self._store
@@ -148,7 +150,7 @@ class ChatSession:
         """--continue / --resume ID, before build(): the deps take the stored session's id.
         `ask_pending=False` (a front that will not ask): calls left waiting for approval are
         answered as not run. Raises SessionError (one line). Blocking: reads SQLite."""
-        from co_tui.store.sessions import open_session
+        from co_tui.store.recorder import open_session
 
         loaded = open_session(
             self.store,
@@ -192,7 +194,7 @@ class ChatSession:
 
             setup_telemetry(self.settings)  # off: no database file
         if self._record and self.recorder is None:
-            from co_tui.store.sessions import SessionRecorder
+            from co_tui.store.recorder import SessionRecorder
 
             if self.loaded is not None:
                 self.recorder = SessionRecorder.resume(
@@ -373,7 +375,7 @@ class ChatSession:
         self.last_answer = ""
         self._reset_approve_all()
         if self._record:
-            from co_tui.store.sessions import SessionRecorder
+            from co_tui.store.recorder import SessionRecorder
 
             self.recorder = SessionRecorder.resume(
                 self.store,

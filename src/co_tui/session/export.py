@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
     from co_tui.context.compaction import Compaction
     from co_tui.safety.redaction import Redactor
-    from co_tui.store.sessions import Note, SessionStore
+    from co_tui.store.records import Note
+    from co_tui.store.session_store import SessionStore
 
 # How a call was decided, as the store records it (ApprovalRecord.decision).
 DECISIONS = {

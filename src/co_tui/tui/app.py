@@ -70,7 +70,8 @@ if TYPE_CHECKING:
     from co_tui.config.trust import LoadedSettings, ProjectTrust, ProjectView
     from co_tui.context.deps import CoDeps
     from co_tui.session.chat import ChatSession
-    from co_tui.store.sessions import LoadedSession, SessionStore
+    from co_tui.store.records import LoadedSession
+    from co_tui.store.session_store import SessionStore
     from co_tui.tui.frontend import TuiFrontend
 
     # How co-tui loads its settings (with the project they come from); raises SettingsError.
@@ -314,7 +315,7 @@ class CoApp(App[None]):
         """--continue / --resume ID, before the deps exist: they take the stored id."""
         if not (self._continue_latest or self._resume):
             return None
-        from co_tui.store.sessions import SessionError
+        from co_tui.store.errors import SessionError
 
         try:
             return await asyncio.to_thread(
@@ -367,7 +368,8 @@ class CoApp(App[None]):
     async def _load_custom_commands(self) -> None:
         """The user's /commands and, in a trusted project, the project's; what was skipped
         is said once, here."""
-        from co_tui import commands, custom_commands
+        from co_tui.session.commands import builtins as commands
+        from co_tui.session.commands import custom as custom_commands
 
         loaded = await asyncio.to_thread(
             custom_commands.load, self.session.project, builtins=commands.COMMANDS
@@ -655,8 +657,8 @@ class CoApp(App[None]):
         """/export [file]: the session as Markdown, in the working directory by default."""
         from co_tui.safety.visible import visible
         from co_tui.session.export import default_name, session_markdown, write_new
-        from co_tui.store.sessions import Note as StoredNote
-        from co_tui.store.sessions import SessionError
+        from co_tui.store.errors import SessionError
+        from co_tui.store.records import Note as StoredNote
 
         session = self.session
         if not session.history:
@@ -747,7 +749,7 @@ class CoApp(App[None]):
         self._notice("Deleted the session that was open; this is a new, empty session.")
 
     async def _switch(self, session_id: str) -> None:
-        from co_tui.store.sessions import SessionError
+        from co_tui.store.errors import SessionError
 
         if self.turn_running:
             self._notice("finish or cancel the running turn first", "warning")

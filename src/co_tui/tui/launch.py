@@ -69,7 +69,7 @@ def resume_hint(session: ChatSession) -> str | None:
     has turns stored; None for an empty one (or a store that cannot say)."""
     if not session.history:
         return None  # before the import: quitting before the session loaded stays quick
-    from co_tui.store.sessions import SessionError
+    from co_tui.store.errors import SessionError
 
     try:
         info = session.store.info(session.session_id)

@@ -34,7 +34,7 @@ from co_tui.turn.stream import OUTCOME_STATUS, result_text
 
 if TYPE_CHECKING:
     from co_tui.context.compaction import Compaction
-    from co_tui.store.sessions import Note
+    from co_tui.store.records import Note
 
 SUMMARY_NOTE = "earlier conversation summarised"  # a summary stored by an older co-tui
 

@@ -19,7 +19,8 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from co_tui.store.sessions import SessionInfo, SessionStore
+from co_tui.store.records import SessionInfo
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.screens.confirm import ConfirmScreen
 from co_tui.tui.widgets.keys_footer import KeysFooter
 

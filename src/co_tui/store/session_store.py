@@ -1,16 +1,13 @@
-"""The conversation store: every session in SQLite (WAL), one row per message.
+"""SessionStore: every session in SQLite (WAL), one row per message; saves, loads, forks, lists.
 
 `sessions.db` lives in the user data dir, apart from the telemetry database (co-tui.db),
 so span writes and session writes never wait on each other's locks.
 
-- A session row: id, title (the first prompt), model, working directory, created, updated,
-  format version, turns, message count, the approvals it is waiting for, interrupted flag,
-  its write version, the session it was forked from, whether `co-tui -p` wrote it.
-- Its messages: (session_id, seq) -> one `ModelMessage` as JSON, written with pydantic-ai's
-  `ModelMessagesTypeAdapter`. The transcript only grows: what the model is sent may be a
-  window or a summary (context/window.py), what is stored is every message. A save writes
-  only the rows that changed since the last save (found by object identity, then by
-  comparing JSON), so turn 500 costs what turn 10 does.
+- A session's messages: (session_id, seq) -> one `ModelMessage` as JSON (records.py). The
+  transcript only grows: what the model is sent may be a window or a summary
+  (context/window.py), what is stored is every message. A save writes only the rows that
+  changed since the last save (found by object identity, then by comparing JSON), so turn
+  500 costs what turn 10 does.
 - Its compactions: from which message on the model is sent a summary instead of the
   earlier ones (an event in the transcript, never a deletion).
 - Its notes: errors shown in the transcript (an aborted turn's), with the number of
@@ -19,16 +16,14 @@ so span writes and session writes never wait on each other's locks.
   as done when it returns, so a session reopened after a crash reports the call as
   interrupted (it may have run) instead of asking for it again.
 - Two writers: every save checks the session's version. A writer whose copy is stale gets
-  `SessionConflict` and continues in a fork (SessionRecorder does this).
-- `FORMAT_VERSION` is the encoding of a message row. A session written in another version is
-  migrated when a migration exists and refused with a clear message otherwise; it is never
-  dropped, and it stays listed.
+  `SessionConflict` and continues in a fork (recorder.py does this).
+- A session written in another format version is migrated when a migration exists and
+  refused with a clear message otherwise (schema.py); it is never dropped, and it stays
+  listed.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 import itertools
 import json
@@ -37,11 +32,10 @@ import os
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import pydantic
 from pydantic_ai import DeferredToolRequests
@@ -52,134 +46,48 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 
-from co_tui.config.paths import user_data_dir
-from co_tui.context.compaction import Compaction, CompactionKind, ContextWindow
+from co_tui.context.compaction import Compaction, CompactionKind
 from co_tui.context.dangling import patch_dangling_tool_calls
 from co_tui.safety.private_files import open_private_db
 from co_tui.store.database_file import diagnose, open_read_only
 
 if TYPE_CHECKING:
     from co_tui.safety.redaction import Redactor
-
-DB_NAME = "sessions.db"
-BUSY_TIMEOUT_S = 10.0  # how long a write waits for another process's lock
-SCHEMA_VERSION = 3  # PRAGMA user_version: the table layout
-FORMAT_VERSION = 1  # the encoding of one message row (pydantic-ai 2.x message JSON)
-TITLE_CHARS = 80
-RECHECK_TAIL = 2  # re-serialise the last saved messages too, in case one changed in place
-ABANDONED_APPROVAL = "Not run: the approval was never given (the session was reopened)."
-UNFINISHED_CALL = (
-    "Interrupted: this call was approved and started, but its result was never recorded "
-    "(co-tui stopped while it ran, or another co-tui is still running it). It may have run, "
-    "in part or in full. It was not run again; check its effects before repeating it."
+from co_tui.store import schema
+from co_tui.store.errors import (
+    SessionConflict,
+    SessionDatabaseAccess,
+    SessionDatabaseCorrupt,
+    SessionDatabaseLocked,
+    SessionFormatError,
+    SessionNotFound,
+    SessionStoreError,
 )
-DENIED_BEFORE = "Not run: the user denied this call."
-NO_RECORD = "Interrupted: co-tui stopped before this call's result was recorded."
+from co_tui.store.records import (
+    NO_RECORD,
+    LoadedSession,
+    Note,
+    SessionInfo,
+    ToolRun,
+    decode_messages,
+    encode_message,
+    new_session_id,
+)
+from co_tui.store.schema import (
+    ADDED_COLUMNS,
+    BUSY_TIMEOUT_S,
+    MIGRATIONS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    default_db_path,
+    read_as_current,
+    schema_version,
+)
 
-# Migrations of one message's JSON from format n to n + 1 (none needed yet).
-MIGRATIONS: dict[int, Callable[[bytes], bytes]] = {}
+RECHECK_TAIL = 2  # re-serialise the last saved messages too, in case one changed in place
+
 
 _PendingAdapter = pydantic.TypeAdapter(DeferredToolRequests)
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sessions (
-    id TEXT PRIMARY KEY,
-    title TEXT NOT NULL DEFAULT '',
-    model TEXT NOT NULL DEFAULT '',
-    cwd TEXT NOT NULL DEFAULT '',
-    created REAL NOT NULL,
-    updated REAL NOT NULL,
-    format_version INTEGER NOT NULL,
-    turns INTEGER NOT NULL DEFAULT 0,
-    message_count INTEGER NOT NULL DEFAULT 0,
-    pending BLOB,
-    interrupted INTEGER NOT NULL DEFAULT 0,
-    version INTEGER NOT NULL DEFAULT 0,
-    forked_from TEXT,
-    writer_pid INTEGER,
-    headless INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS sessions_by_cwd ON sessions (cwd, updated);
-CREATE INDEX IF NOT EXISTS sessions_by_updated ON sessions (updated);
-CREATE TABLE IF NOT EXISTS messages (
-    session_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    data BLOB NOT NULL,
-    PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS compactions (
-    session_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    upto INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    trim_through INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL,
-    data BLOB NOT NULL,
-    PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS notes (
-    session_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    position INTEGER NOT NULL,
-    level TEXT NOT NULL,
-    message TEXT NOT NULL,
-    created REAL NOT NULL,
-    PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS tool_runs (
-    session_id TEXT NOT NULL,
-    tool_call_id TEXT NOT NULL,
-    tool_name TEXT NOT NULL,
-    args BLOB NOT NULL,
-    decision TEXT NOT NULL,
-    state TEXT NOT NULL,
-    result BLOB,
-    started REAL NOT NULL,
-    finished REAL,
-    PRIMARY KEY (session_id, tool_call_id)
-) WITHOUT ROWID;
-"""
-# Columns later schemas added to the sessions table (2: version to writer_pid; 3: headless).
-_ADDED_COLUMNS = (
-    ("version", "INTEGER NOT NULL DEFAULT 0"),
-    ("forked_from", "TEXT"),
-    ("writer_pid", "INTEGER"),
-    ("headless", "INTEGER NOT NULL DEFAULT 0"),
-)
-
-
-class SessionError(Exception):
-    """A session cannot be opened. The message is one line, ready to show."""
-
-
-class SessionNotFound(SessionError):
-    pass
-
-
-class SessionFormatError(SessionError):
-    pass
-
-
-class SessionStoreError(SessionError):
-    """SQLite cannot use the database file: the message names it and what to do."""
-
-    def __init__(self, message: str, path: Path) -> None:
-        super().__init__(message)
-        self.path = path
-
-
-class SessionDatabaseCorrupt(SessionStoreError):
-    """Not a SQLite database, or a damaged one: `co-tui sessions --move-aside` (only)."""
-
-
-class SessionDatabaseLocked(SessionStoreError):
-    """Another process held the lock for longer than the busy timeout."""
-
-
-class SessionDatabaseAccess(SessionStoreError):
-    """The file or a folder on its way is not readable (or writable) by this user. A
-    read-only database can still be listed and resumed."""
 
 
 _STORE_ERRORS: dict[str, type[SessionStoreError]] = {
@@ -187,45 +95,6 @@ _STORE_ERRORS: dict[str, type[SessionStoreError]] = {
     "locked": SessionDatabaseLocked,
     "access": SessionDatabaseAccess,
 }
-
-
-class SessionConflict(SessionError):
-    """Another writer saved the session since this one read it."""
-
-    def __init__(self, session_id: str, writer_pid: int | None) -> None:
-        who = f"another co-tui (pid {writer_pid})" if writer_pid else "another co-tui"
-        super().__init__(f"{who} saved session {session_id[:8]} since this one opened it")
-        self.session_id = session_id
-        self.writer_pid = writer_pid
-
-
-def default_db_path() -> Path:
-    return user_data_dir() / DB_NAME
-
-
-def new_session_id() -> str:
-    return str(uuid.uuid4())
-
-
-def title_from_prompt(prompt: str) -> str:
-    line = next((ln.strip() for ln in prompt.splitlines() if ln.strip()), "")
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
-
-
-def encode_message(message: ModelMessage) -> bytes:
-    return ModelMessagesTypeAdapter.dump_json([message])[1:-1]  # the one element of the list
-
-
-def decode_messages(rows: Sequence[bytes]) -> list[ModelMessage]:
-    return ModelMessagesTypeAdapter.validate_json(b"[" + b",".join(rows) + b"]")
-
-
-def visible_args(args: dict[str, Any], limit: int = 200) -> str:
-    """The arguments as one line, hidden characters made visible (they reach a terminal)."""
-    from co_tui.safety.visible import visible
-
-    text = visible(json.dumps(args, ensure_ascii=False), keep="")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _settle_unanswered(
@@ -252,107 +121,6 @@ def _ends_interrupted(messages: Sequence[ModelMessage]) -> bool:
         if isinstance(message, ModelResponse):
             return message.state == "interrupted"
     return False
-
-
-@dataclass(frozen=True)
-class SessionInfo:
-    id: str
-    title: str
-    model: str
-    cwd: str
-    created: float
-    updated: float
-    format_version: int
-    turns: int
-    message_count: int
-    has_pending: bool
-    interrupted: bool
-    forked_from: str | None = None
-    headless: bool = False  # written by `co-tui -p` (kept out of the lists by default)
-
-    @property
-    def readable(self) -> bool:
-        return self.format_version == FORMAT_VERSION or self.format_version in MIGRATIONS
-
-    def age(self, now: float | None = None) -> str:
-        return human_age((now or time.time()) - self.updated)
-
-
-def human_age(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit} ago"
-    return "just now"
-
-
-ToolRunState = Literal["running", "done", "denied"]
-
-
-@dataclass(frozen=True)
-class ToolRun:
-    """One decided tool call, as written ahead of its run."""
-
-    tool_call_id: str
-    tool_name: str
-    args: dict[str, Any]
-    decision: str  # the ApprovalRecord's decision: approve, auto, approve_all, always, deny
-    state: ToolRunState
-    result: str | None = None  # what it returned, once done
-
-    def answer(self) -> str:
-        """What the model is told about this call when its return was never stored."""
-        if self.state == "denied":
-            return DENIED_BEFORE
-        if self.state == "done" and self.result is not None:
-            return self.result
-        return UNFINISHED_CALL
-
-
-@dataclass(frozen=True)
-class Note:
-    """An error shown in the transcript, after the first `position` stored messages."""
-
-    position: int
-    message: str
-    level: Literal["error"] = "error"
-
-
-@dataclass
-class LoadedSession:
-    info: SessionInfo
-    messages: list[ModelMessage]
-    pending: DeferredToolRequests | None = None
-    compactions: list[Compaction] = field(default_factory=list)
-    # Calls that were approved and started but whose return was never stored: their answer
-    # (ToolRun.answer) is already in `messages`; fronts tell the user about them.
-    unfinished: list[ToolRun] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-
-    def unfinished_notice(self) -> str | None:
-        """One line for the user about calls that started but never returned, or None."""
-        if not self.unfinished:
-            return None
-        calls = "; ".join(
-            f"{run.tool_name}({visible_args(run.args)})"
-            + (" finished; its result was recovered" if run.state == "done" else "")
-            for run in self.unfinished
-        )
-        return (
-            f"{len(self.unfinished)} approved call(s) had started when this session was last "
-            f"open and never reported back: {calls}. They may have run; none was run again."
-        )
-
-    @property
-    def compaction(self) -> Compaction | None:
-        """The one in force: later compactions summarise the earlier ones."""
-        return self.compactions[-1] if self.compactions else None
-
-    def history_without_pending(self) -> list[ModelMessage]:
-        """For a frontend that will not ask: the pending calls answered as not run."""
-        if self.pending is None:
-            return self.messages
-        return patch_dangling_tool_calls(self.messages, ABANDONED_APPROVAL)
 
 
 @dataclass
@@ -382,6 +150,8 @@ def _info(row: Sequence[Any]) -> SessionInfo:
 
 
 _P = ParamSpec("_P")
+
+
 _R = TypeVar("_R")
 
 
@@ -400,38 +170,6 @@ def _store_errors(
             raise _STORE_ERRORS.get(kind, SessionStoreError)(message, self.path) from exc
 
     return wrapper
-
-
-def _schema_version(conn: sqlite3.Connection, path: Path) -> int:
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version > SCHEMA_VERSION:
-        conn.close()
-        raise SessionFormatError(
-            f"{path} was written by a newer co-tui (schema {version}; this one "
-            f"knows {SCHEMA_VERSION}). Upgrade co-tui to use its sessions."
-        )
-    return version
-
-
-def _read_as_current(conn: sqlite3.Connection) -> None:
-    """A read-only connection to an older layout reads it as the current one: the tables and
-    columns it lacks are temporary objects of this connection (empty tables, a view with the
-    columns' defaults), found before the file's own. The file is not changed."""
-    tables = {r[0] for r in conn.execute("SELECT name FROM main.sqlite_master WHERE type='table'")}
-    for statement in _SCHEMA.split(";"):
-        words = statement.split()
-        if words[:2] == ["CREATE", "TABLE"] and words[5] not in tables:
-            conn.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
-    if "sessions" in tables:
-        have = {row[1] for row in conn.execute("PRAGMA main.table_info(sessions)")}
-        added = [
-            f"{kind.split('DEFAULT ')[1] if 'DEFAULT ' in kind else 'NULL'} AS {name}"
-            for name, kind in _ADDED_COLUMNS
-            if name not in have
-        ]
-        if added:
-            columns = ", ".join(added)
-            conn.execute(f"CREATE TEMP VIEW sessions AS SELECT *, {columns} FROM main.sessions")
 
 
 class SessionStore:
@@ -471,12 +209,12 @@ class SessionStore:
             conn = open_private_db(self.path, timeout=self.timeout)  # -wal and -shm 0600 too
             try:
                 conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across a crash
-                version = _schema_version(conn, self.path)
-                conn.executescript(_SCHEMA)
+                version = schema_version(conn, self.path)
+                conn.executescript(SCHEMA)
                 if version < SCHEMA_VERSION:
                     have = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
                     with conn:
-                        for name, kind in _ADDED_COLUMNS:
+                        for name, kind in ADDED_COLUMNS:
                             if name not in have:
                                 conn.execute(f"ALTER TABLE sessions ADD COLUMN {name} {kind}")
                         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -497,12 +235,12 @@ class SessionStore:
             if opened is None:
                 if self._empty is None:
                     self._empty = sqlite3.connect(":memory:", check_same_thread=False)
-                    self._empty.executescript(_SCHEMA)
+                    self._empty.executescript(SCHEMA)
                 return self._empty
             conn, keep = opened
             try:
-                if _schema_version(conn, self.path) < SCHEMA_VERSION:
-                    _read_as_current(conn)
+                if schema_version(conn, self.path) < SCHEMA_VERSION:
+                    read_as_current(conn)
             except BaseException:
                 conn.close()
                 raise
@@ -589,7 +327,7 @@ class SessionStore:
                                 cwd,
                                 now,
                                 now,
-                                FORMAT_VERSION,
+                                schema.FORMAT_VERSION,
                                 forked_from,
                                 headless,
                             ),
@@ -961,20 +699,20 @@ class SessionStore:
 
     def _migrate(self, info: SessionInfo, rows: list[bytes]) -> list[bytes]:
         version = info.format_version
-        if version > FORMAT_VERSION:
+        if version > schema.FORMAT_VERSION:
             raise SessionFormatError(
                 f"session {info.id[:8]} was saved by a newer co-tui (format {version}; this "
-                f"one reads up to {FORMAT_VERSION}). Upgrade co-tui to open it; it was left "
+                f"one reads up to {schema.FORMAT_VERSION}). Upgrade co-tui to open it; it was left "
                 "untouched."
             )
-        if version == FORMAT_VERSION:
+        if version == schema.FORMAT_VERSION:
             return rows
-        while version < FORMAT_VERSION:
+        while version < schema.FORMAT_VERSION:
             step = MIGRATIONS.get(version)
             if step is None:
                 raise SessionFormatError(
                     f"session {info.id[:8]} uses format {version}, which this co-tui cannot "
-                    f"migrate to format {FORMAT_VERSION}; it was left untouched."
+                    f"migrate to format {schema.FORMAT_VERSION}; it was left untouched."
                 )
             rows = [step(r) for r in rows]
             version += 1
@@ -991,7 +729,7 @@ class SessionStore:
                 )
                 db.execute(
                     "UPDATE sessions SET format_version = ? WHERE id = ?",
-                    (FORMAT_VERSION, session_id),
+                    (schema.FORMAT_VERSION, session_id),
                 )
 
     @staticmethod
@@ -1016,148 +754,3 @@ class SessionStore:
     def integrity_check(self) -> str:
         with self._lock:
             return str(self._reader().execute("PRAGMA integrity_check").fetchone()[0])
-
-
-@dataclass(frozen=True)
-class Fork:
-    """A save found another writer's turns in the session: this one continues in a fork."""
-
-    source_id: str
-    fork_id: str
-    reason: str
-
-    def message(self) -> str:
-        return (
-            f"{self.reason}; to lose neither, this conversation continues as session "
-            f"{self.fork_id[:8]}, a fork of {self.source_id[:8]} (co-tui sessions lists both)"
-        )
-
-
-class SessionRecorder:
-    """One session being recorded: run_turn's `on_checkpoint` and tool journal, the turn
-    count, and the fork when another writer saved the same session."""
-
-    def __init__(
-        self,
-        store: SessionStore,
-        session_id: str | None = None,
-        *,
-        model: str = "",
-        cwd: Path | str | None = None,
-        turns: int = 0,
-        title: str = "",
-        window: ContextWindow | None = None,
-        headless: bool = False,
-    ) -> None:
-        self.store = store
-        self.headless = headless  # a `co-tui -p` session
-        self.session_id = session_id or new_session_id()
-        self.model = model
-        self.cwd = str(Path(cwd or Path.cwd()).resolve())
-        self.turns = turns
-        self.title = title
-        self.window = window if window is not None else ContextWindow()
-        self.forks: list[Fork] = []  # forks made by saves, for the front to report
-
-    @classmethod
-    def resume(
-        cls,
-        store: SessionStore,
-        loaded: LoadedSession,
-        model: str = "",
-        window: ContextWindow | None = None,
-        headless: bool = False,
-    ) -> SessionRecorder:
-        info = loaded.info
-        return cls(
-            store,
-            info.id,
-            model=model or info.model,
-            cwd=info.cwd,
-            turns=info.turns,
-            title=info.title,
-            window=window,
-            headless=headless,
-        )
-
-    def begin_turn(self, prompt: str) -> None:
-        self.turns += 1
-        if not self.title:
-            self.title = title_from_prompt(prompt)
-
-    def save(
-        self, messages: Sequence[ModelMessage], pending: DeferredToolRequests | None = None
-    ) -> int:
-        """Store the session; another writer's newer save makes it a fork (`forks`)."""
-        fields: dict[str, Any] = dict(
-            pending=pending,
-            title=self.title,
-            model=self.model,
-            cwd=self.cwd,
-            turns=self.turns,
-            compactions=self.window.compactions,
-            headless=self.headless,
-        )
-        try:
-            return self.store.save(self.session_id, messages, **fields)
-        except SessionConflict as conflict:
-            source = self.session_id
-            self.session_id = self.store.fork(source, messages, **fields)
-            self.forks.append(Fork(source, self.session_id, str(conflict)))
-            return len(messages)
-
-    async def checkpoint(
-        self, messages: list[ModelMessage], pending: DeferredToolRequests | None
-    ) -> None:
-        """run_turn's `on_checkpoint`: the write runs in a thread, off the event loop."""
-        await asyncio.to_thread(self.save, messages, pending)
-
-    # -- run_turn's tool journal --
-    async def calls_decided(self, records: Sequence[Any]) -> None:
-        """`records`: the ApprovalRecords of one batch, before any of the calls runs."""
-        runs = [
-            ToolRun(
-                r.tool_call_id,
-                r.tool_name,
-                dict(r.args),
-                r.decision,
-                "denied" if r.decision == "deny" else "running",
-            )
-            for r in records
-        ]
-        await asyncio.to_thread(self.store.calls_started, self.session_id, runs)
-
-    async def call_finished(self, tool_call_id: str, result: str) -> None:
-        await asyncio.to_thread(self.store.call_finished, self.session_id, tool_call_id, result)
-
-    async def note_error(self, position: int, message: str) -> None:
-        """An aborted turn's error, shown again where it was when the session is resumed."""
-        note = Note(position, message)
-        with contextlib.suppress(SessionError):  # shown live; only a resumed one would lack it
-            await asyncio.to_thread(self.store.add_note, self.session_id, note)
-
-    def start_new(self, session_id: str | None = None) -> None:
-        """After /clear: later turns go to a fresh session; the old one stays resumable."""
-        self.session_id = session_id or new_session_id()
-        self.turns = 0
-        self.title = ""
-
-
-def open_session(
-    store: SessionStore,
-    cwd: Path | str,
-    *,
-    continue_latest: bool = False,
-    resume: str | None = None,
-) -> LoadedSession | None:
-    """What `--continue` / `--resume ID` name: a loaded session, or None for a new one.
-    Raises SessionError (one line) when there is nothing to continue or it cannot be read."""
-    if resume:
-        return store.load(store.resolve(resume).id)
-    if continue_latest:
-        where = str(Path(cwd).resolve())
-        info = store.latest(where)
-        if info is None:
-            raise SessionNotFound(f"no earlier session in {where} to continue")
-        return store.load(info.id)
-    return None

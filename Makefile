@@ -33,7 +33,7 @@ run: install
 # machine part is missing (Docker, bubblewrap, Chromium, the local model) fails instead of
 # skipping.
 test: install-dev
-	$(BIN)/python -m pytest -ra -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -ra -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # The inner loop: everything but the tiers that need a machine part, spawn co-tui or wait.
 test-fast: install-dev

@@ -3,12 +3,15 @@ so nothing reads or writes the developer's real ~/.config/co-tui or ~/.local/sha
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
+from textual.widgets import TextArea
 
 from tests.sizes import CI_EXAMPLES, DEV_EXAMPLES
 
@@ -37,6 +40,23 @@ settings.load_profile("ci" if os.environ.get("CO_TUI_CI") else "dev")
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ.pop("TEXTUAL_THEME", None)
+
+
+# Longest first, so the workers finish together: the local model's cases (one worker holds
+# the model), then the other tiers that wait on a machine part or a process, then the rest.
+_FIRST = ("llm", "docker", "bwrap", "browser", "e2e", "slow")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("llm"):
+            item.add_marker(pytest.mark.xdist_group("local-model"))
+
+    def rank(item: pytest.Item) -> int:
+        names = {marker.name for marker in item.iter_markers()}
+        return next((i for i, name in enumerate(_FIRST) if name in names), len(_FIRST))
+
+    items.sort(key=rank)
 
 
 @pytest.fixture(autouse=True)
@@ -107,3 +127,26 @@ def no_telemetry_leaks_between_tests() -> Iterator[None]:
     from co_tui.telemetry import shutdown_telemetry
 
     shutdown_telemetry()
+
+
+@pytest.fixture
+def snap_compare(snap_compare: Any) -> Any:
+    """pytest-textual-snapshot's snap_compare, with every text cursor still before the
+    screenshot. The prompt's cursor rests after 10 s without input and blinks again at the
+    next key (tui/widgets/resting_cursor.py): on a loaded machine a test can take longer than
+    that, and the screenshot caught the blink in either phase."""
+
+    def compare(app: Any, *args: Any, run_before: Any = None, **kwargs: Any) -> Any:
+        async def then_still(pilot: Any) -> None:
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+            for screen in pilot.app.screen_stack:
+                for widget in screen.walk_children(TextArea, with_self=False):
+                    widget.cursor_blink = False
+            await pilot.pause()
+
+        return snap_compare(app, *args, run_before=then_still, **kwargs)
+
+    return compare

@@ -88,6 +88,7 @@ def test_error_is_attributed_to_the_layer_that_set_the_field(tmp_path: Path) -> 
         load_settings(tmp_path, env={})
 
 
+@pytest.mark.e2e
 def test_cli_prints_one_line_and_no_traceback(tmp_path: Path) -> None:
     write(tmp_path / ".co-tui" / "settings.json", '{"max_request_limit": "x"}')
     proc = subprocess.run(
@@ -256,6 +257,7 @@ def _cli(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.e2e
 def test_cli_names_a_folder_where_the_settings_file_should_be(tmp_path: Path) -> None:
     where, said = _user_settings_in_the_way("a folder for the file")
     proc = _cli([*CLI, "-p", "hi", "--model", "test"], tmp_path)
@@ -265,6 +267,7 @@ def test_cli_names_a_folder_where_the_settings_file_should_be(tmp_path: Path) ->
     ]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("unreadable", ["folder", "file"])
 def test_an_unreadable_config_folder_or_file_is_one_line(tmp_path: Path, unreadable: str) -> None:
     """Another user's config folder (0700) or settings file (0600)."""

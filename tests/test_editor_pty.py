@@ -48,6 +48,7 @@ def send_and_read_back(term: Terminal, srv: object, count: int) -> str:
     return sent_prompts(srv)[count - 1]
 
 
+@pytest.mark.e2e
 def test_a_slow_editor_three_times_then_a_hangup_ends_the_app(
     tmp_path: Path, isolated_env: Path
 ) -> None:
@@ -79,6 +80,7 @@ def test_a_slow_editor_three_times_then_a_hangup_ends_the_app(
             assert term.proc.returncode == 128 + signal.SIGHUP
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     "body",
     [
@@ -103,6 +105,7 @@ def test_an_editor_that_fails_leaves_the_draft(
             assert b"internal error" not in term.drain()
 
 
+@pytest.mark.e2e
 def test_ctrl_c_in_the_editor_ends_the_editor_not_the_app(
     tmp_path: Path, isolated_env: Path
 ) -> None:
@@ -122,6 +125,7 @@ def test_ctrl_c_in_the_editor_ends_the_editor_not_the_app(
             assert b"internal error" not in term.drain()
 
 
+@pytest.mark.e2e
 def test_stopped_and_continued_from_outside_the_app_comes_back(
     tmp_path: Path, isolated_env: Path
 ) -> None:

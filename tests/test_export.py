@@ -105,6 +105,7 @@ def test_a_stored_session_exports_with_its_decisions(tmp_path: Path) -> None:
     assert KEY not in text
 
 
+@pytest.mark.e2e
 def test_cli_exports_to_stdout_and_to_a_new_file(tmp_path: Path, isolated_env: Path) -> None:
     db = isolated_env / "data" / "co-tui" / "sessions.db"
     db.parent.mkdir(parents=True)

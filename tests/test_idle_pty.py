@@ -35,6 +35,7 @@ def wakeups_by_thread(pid: int) -> dict[int, int]:
     return counts
 
 
+@pytest.mark.e2e
 def test_an_idle_app_does_not_wake_up(tmp_path: Path, isolated_env: Path) -> None:
     server_running = serve(default=text("Hello there."))
     with server_running as server, co_tui(tmp_path, env_for(server.url)) as term:
@@ -60,6 +61,7 @@ def test_an_idle_app_does_not_wake_up(tmp_path: Path, isolated_env: Path) -> Non
             raise AssertionError(f"{failure}; {woken}") from None
 
 
+@pytest.mark.e2e
 def test_a_terminal_that_goes_away_without_a_hangup_ends_the_app(
     tmp_path: Path, isolated_env: Path
 ) -> None:

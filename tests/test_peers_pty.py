@@ -85,6 +85,7 @@ def co_tui(cwd: Path, env: dict[str, str]) -> Iterator[Terminal]:
         yield terminal
 
 
+@pytest.mark.e2e
 def test_an_approval_waiting_unfocused_reaches_the_terminal(
     tmp_path: Path, isolated_env: Path
 ) -> None:
@@ -101,6 +102,7 @@ def test_an_approval_waiting_unfocused_reaches_the_terminal(
         assert b"\x1b]9;co-tui: run_shell_command waits for your decision: echo hi\x07" in screen
 
 
+@pytest.mark.e2e
 def test_ctrl_g_hands_the_terminal_to_the_editor(tmp_path: Path, isolated_env: Path) -> None:
     editor = tmp_path / "editor.sh"
     editor.write_text('#!/bin/sh\necho "EDITOR-RAN"\nprintf "from the editor\\n" >> "$1"\n')

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "pip_progress.py"
 
 FAKE_BUILD = """
@@ -65,6 +67,7 @@ def test_a_failure_shows_the_last_lines_and_where_the_log_is(tmp_path: Path) -> 
     assert f"the full log: {log}" in proc.stdout
 
 
+@pytest.mark.e2e
 def test_on_a_terminal_one_line_is_rewritten_in_place(tmp_path: Path) -> None:
     main, child = pty.openpty()
     command = [sys.executable, str(SCRIPT), "--log", str(tmp_path / "pip.log"), "--"]

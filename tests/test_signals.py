@@ -79,6 +79,7 @@ def assert_nothing_left(workspace: Path) -> None:
     assert not (workspace / "marker.txt").exists()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("signum", STOPS)
 def test_print_mode_kills_the_command_saves_the_turn_and_exits_128_plus_n(
     tmp_path: Path, isolated_env: Path, signum: int
@@ -115,6 +116,7 @@ def test_print_mode_kills_the_command_saves_the_turn_and_exits_128_plus_n(
     assert "1 turns  run it" in listed.stdout  # a -p run: listed with --all
 
 
+@pytest.mark.e2e
 def test_sigterm_mid_stream_keeps_the_partial_answer(tmp_path: Path, isolated_env: Path) -> None:
     slow = text("word " * 400, chunks=400, delay_s=0.02)  # about 8 s of streaming
     with serve([slow]) as srv:
@@ -148,6 +150,7 @@ def test_sigterm_mid_stream_keeps_the_partial_answer(tmp_path: Path, isolated_en
     assert [p.content for p in last.parts if isinstance(p, TextPart)] == [streamed]
 
 
+@pytest.mark.e2e
 def test_closing_the_terminal_stops_the_app_like_ctrl_c(tmp_path: Path, isolated_env: Path) -> None:
     """The full-screen app on a pseudo-terminal; closing its master end hangs the terminal
     up: the kernel sends SIGHUP, as when the user closes the terminal window."""

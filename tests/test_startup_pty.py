@@ -25,6 +25,7 @@ CTRL_Q = b"\x11"
 IMPORT_LOG_LINE = re.compile(rb"import time:.*\|\s+([\w.]+)\r?$", re.M)
 
 
+@pytest.mark.e2e
 def test_the_first_frame_comes_before_the_settings_machinery(
     tmp_path: Path, isolated_env: Path
 ) -> None:
@@ -46,6 +47,7 @@ def test_the_first_frame_comes_before_the_settings_machinery(
     assert "co_tui.protocol.events" not in loaded
 
 
+@pytest.mark.e2e
 def test_keys_typed_at_the_first_frame_reach_the_prompt_in_order(
     tmp_path: Path, isolated_env: Path
 ) -> None:
@@ -63,6 +65,7 @@ def test_keys_typed_at_the_first_frame_reach_the_prompt_in_order(
     assert request.body["messages"][-1]["content"] == "typed at once"
 
 
+@pytest.mark.e2e
 def test_settings_that_cannot_be_loaded_end_the_app_with_their_error(
     tmp_path: Path, isolated_env: Path
 ) -> None:

@@ -34,6 +34,7 @@ def _read_or_refuse(deps: CoDeps, name: str) -> str | None:
         return None
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(400),
     deadline=None,

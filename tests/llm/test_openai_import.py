@@ -3,6 +3,8 @@ the shim is still needed: openai still imports that transport eagerly."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import run_python
 from tests.servers.fake_openai import serve, text
 
@@ -19,6 +21,7 @@ print("aiohttp imported:", "aiohttp" in sys.modules)
 """
 
 
+@pytest.mark.slow
 def test_openai_answers_without_importing_aiohttp() -> None:
     with serve([text("Hello from the fake.")]) as server:
         lines = run_python(ANSWER_THROUGH_OPENAI, f"{server.url}/v1")

@@ -10,12 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.servers.fake_openai import serve, text, tool_call
 
 CLI = str(Path(sys.executable).parent / "co-tui")
 SERVER_APP = Path(__file__).with_name("server_app.py")
 
 
+@pytest.mark.e2e
 def test_headless_turn_uses_mcp_tools_and_reports_broken_servers(tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     settings = {

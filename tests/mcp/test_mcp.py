@@ -67,6 +67,7 @@ def bundle_calling(connection: MCPConnection, *calls_: Call) -> AgentBundle:
     return bundle
 
 
+@pytest.mark.slow
 async def test_broken_server_is_reported_and_the_rest_works(
     tmp_path: Path, connected: tuple[Settings, MCPConnection, Path]
 ) -> None:
@@ -99,6 +100,7 @@ async def test_broken_server_is_reported_and_the_rest_works(
     assert mcp_status_summary(connection) == "MCP 2/3 (failed: broken)"
 
 
+@pytest.mark.slow
 async def test_tools_are_listed_by_server(
     connected: tuple[Settings, MCPConnection, Path],
 ) -> None:
@@ -131,6 +133,7 @@ async def test_approval_auto_denied_never_reaches_the_server(
     assert calls(log) == []
 
 
+@pytest.mark.slow
 async def test_approval_auto_approved_runs(
     tmp_path: Path, connected: tuple[Settings, MCPConnection, Path]
 ) -> None:
@@ -143,6 +146,7 @@ async def test_approval_auto_approved_runs(
     assert calls(log) == [{"tool": "add", "args": {"a": 2, "b": 3}}]
 
 
+@pytest.mark.slow
 async def test_a_server_that_exits_or_hangs_is_reported(tmp_path: Path) -> None:
     settings = Settings(
         mcp_servers={
@@ -172,6 +176,7 @@ async def test_no_servers_configured(tmp_path: Path) -> None:
     assert row.state == "off"
 
 
+@pytest.mark.slow
 async def test_slash_tools_and_status_show_mcp_servers(
     tmp_path: Path, connected: tuple[Settings, MCPConnection, Path]
 ) -> None:
@@ -208,6 +213,7 @@ async def test_slash_tools_and_status_show_mcp_servers(
     assert "broken" in status and "failed to start" in status
 
 
+@pytest.mark.slow
 async def test_a_server_dying_mid_session_fails_its_calls_not_the_turn(
     tmp_path: Path, connected: tuple[Settings, MCPConnection, Path]
 ) -> None:
@@ -240,6 +246,7 @@ async def test_the_names_taken_by_built_ins_are_the_tools_the_agent_registers(
     assert set(bundle.tool_names) == set(registered)
 
 
+@pytest.mark.slow
 async def test_a_tool_whose_name_is_taken_is_left_out_and_the_rest_work(tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     settings = Settings(

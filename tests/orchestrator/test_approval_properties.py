@@ -9,6 +9,7 @@ import shlex
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +31,7 @@ batches = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batches=batches)
 def test_denied_calls_never_run_and_approved_calls_run_as_shown(batches) -> None:

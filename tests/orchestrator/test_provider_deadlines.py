@@ -69,6 +69,7 @@ def test_the_defaults_bound_connect_and_the_wait_between_events() -> None:
     assert (retries + 1) * timeout.read + backoffs < 180
 
 
+@pytest.mark.slow
 async def test_a_provider_silent_before_its_headers_is_retried(tmp_path: Path) -> None:
     settings = settings_for("", provider_idle_timeout=0.5, model_http_retries=1)
     with serve([stall_before_headers(3), text("Here it is.")]) as srv:
@@ -82,6 +83,7 @@ async def test_a_provider_silent_before_its_headers_is_retried(tmp_path: Path) -
     assert len(retries) == 1 and "no answer in time" in retries[0].message
 
 
+@pytest.mark.slow
 async def test_a_stream_that_stops_midway_is_retried(tmp_path: Path) -> None:
     settings = settings_for("", provider_idle_timeout=0.5, model_http_retries=1)
     with serve([stall_mid_stream(3), text("The whole answer.")]) as srv:
@@ -92,6 +94,7 @@ async def test_a_stream_that_stops_midway_is_retried(tmp_path: Path) -> None:
     assert result.output == "The whole answer." and asked == 2
 
 
+@pytest.mark.slow
 async def test_a_provider_that_never_answers_fails_the_turn_after_the_retries(
     tmp_path: Path,
 ) -> None:
@@ -104,6 +107,7 @@ async def test_a_provider_that_never_answers_fails_the_turn_after_the_retries(
     assert result.error is not None and "provider_idle_timeout" in result.error
 
 
+@pytest.mark.slow
 async def test_the_wait_is_reported_while_it_lasts_and_ends_with_the_answer(
     tmp_path: Path,
 ) -> None:
@@ -123,6 +127,7 @@ def result_sid(frontend: RecordingFrontend) -> str:
     return next(e.session_id for e in frontend.events if isinstance(e, ev.TurnStart))
 
 
+@pytest.mark.slow
 async def test_print_mode_says_it_is_waiting_on_stderr(tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
     with serve([stall_before_headers(4.5, "Finally.")]) as srv:
@@ -145,6 +150,7 @@ def slow_tool_then_answer() -> Any:
     return fn
 
 
+@pytest.mark.slow
 async def test_a_long_running_tool_is_not_the_provider_s_silence(tmp_path: Path) -> None:
     settings = Settings(auto_confirm=True, telemetry_enabled=False)
     model = FunctionModel(stream_function=slow_tool_then_answer(), model_name="fn")
@@ -162,6 +168,7 @@ async def test_a_long_running_tool_is_not_the_provider_s_silence(tmp_path: Path)
     assert waits(frontend) == []
 
 
+@pytest.mark.slow
 async def test_the_status_bar_counts_the_wait_and_clears_with_the_answer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -26,6 +26,7 @@ def _bwrap_installed() -> None:
         engine_unavailable("bwrap is not installed")
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", list(ATTACKS))
 def test_attack_is_not_auto_approved_and_changes_nothing(command: str) -> None:
     with hostile_workspace() as repo:
@@ -49,6 +50,7 @@ def test_attack_is_not_auto_approved_and_changes_nothing(command: str) -> None:
         assert tool_message["role"] == "tool" and "denied" in tool_message["content"]
 
 
+@pytest.mark.e2e
 def test_a_read_only_command_still_runs_without_asking_and_says_so() -> None:
     with hostile_workspace() as repo:
         before = tree_digest(repo)

@@ -139,6 +139,7 @@ private_places = st.sampled_from(["knowledge", "note", "attachment"])
 untrusted_places = st.sampled_from(["web page", "web error", "mcp error", "project"])
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(40),
     deadline=None,

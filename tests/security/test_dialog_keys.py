@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.tui.helpers import SIZE, approval_dialog, make_app, settle, shell_then_text
 
 
+@pytest.mark.slow
 async def test_one_y_after_arming_approves(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["touch made.txt"], final="ok"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -23,6 +26,7 @@ async def test_one_y_after_arming_approves(tmp_path: Path) -> None:
         assert not app.session.deps.auto_confirm
 
 
+@pytest.mark.slow
 async def test_a_once_does_not_approve(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["touch made.txt"], final="ok"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -43,6 +47,7 @@ async def test_a_once_does_not_approve(tmp_path: Path) -> None:
         assert not app.session.deps.auto_confirm
 
 
+@pytest.mark.slow
 async def test_a_twice_approves_all(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["touch one.txt", "touch two.txt"], final="ok"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.tui.helpers import SIZE, approval_dialog, make_app, settle, shell_then_text, wait_until
 
 
+@pytest.mark.slow
 async def test_typing_ahead_decides_nothing_and_lands_in_the_prompt(tmp_path: Path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("precious data\n")
@@ -42,6 +45,7 @@ async def test_typing_ahead_decides_nothing_and_lands_in_the_prompt(tmp_path: Pa
         assert app.chat.prompt.text == "ok thanks yes"  # still there, not sent
 
 
+@pytest.mark.slow
 async def test_enter_and_backspace_before_arming_decide_nothing(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["touch made.txt"], final="ok"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -314,6 +314,7 @@ texts = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_s
 results = st.lists(st.tuples(st.sampled_from(UNTRUSTED_TOOLS), texts), min_size=1, max_size=4)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(40),
     deadline=None,

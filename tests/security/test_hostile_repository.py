@@ -95,6 +95,7 @@ def span_names() -> list[str]:
         return [row[0] for row in db.execute("SELECT name FROM spans")]
 
 
+@pytest.mark.e2e
 def test_an_untrusted_hostile_repository_sends_nothing_changes_nothing_and_says_what_it_held(
     world: Path, site: WebServer
 ) -> None:
@@ -124,6 +125,7 @@ def test_an_untrusted_hostile_repository_sends_nothing_changes_nothing_and_says_
     assert "mcp_servers" in notices[0] or "MCP server" in notices[0]
 
 
+@pytest.mark.e2e
 def test_trusted_and_with_yes_private_text_still_does_not_leave(
     world: Path, site: WebServer
 ) -> None:
@@ -136,6 +138,7 @@ def test_trusted_and_with_yes_private_text_still_does_not_leave(
     assert "--allow-private-data-out" in proc.stderr  # says how to let it through
 
 
+@pytest.mark.e2e
 def test_the_explicit_flag_lets_private_text_out_and_says_so(world: Path, site: WebServer) -> None:
     script = [tool_call("web_fetch", url=leak(site)), text("done")]
     with serve(script) as srv:
@@ -145,6 +148,7 @@ def test_the_explicit_flag_lets_private_text_out_and_says_so(world: Path, site: 
     assert "approved web_fetch" in proc.stderr
 
 
+@pytest.mark.e2e
 def test_a_save_memory_approved_in_a_hostile_project_deletes_no_other_memory(
     world: Path, site: WebServer
 ) -> None:
@@ -158,6 +162,7 @@ def test_a_save_memory_approved_in_a_hostile_project_deletes_no_other_memory(
     assert len(after) == len(before) + 1
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero-link", "huge"])
 def test_a_settings_file_that_is_not_a_plain_file_neither_hangs_nor_grows(
     world: Path, site: WebServer, kind: str

@@ -10,11 +10,14 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+import pytest
+
 from tests.security.test_project_trust import hostile_settings, marker, write_json
 from tests.servers.fake_openai import serve, text
 from tests.test_headless import openai_env, run_cli
 
 
+@pytest.mark.e2e
 def test_hostile_workspace_starts_nothing_and_sends_nothing_from_outside(tmp_path: Path) -> None:
     token = f"OUTSIDE-{uuid.uuid4().hex}"
     outside = tmp_path / "outside"

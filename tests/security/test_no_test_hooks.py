@@ -109,6 +109,7 @@ def workspace(
     return tmp_path
 
 
+@pytest.mark.slow
 async def test_the_served_app_runs_no_code_named_in_its_environment(
     workspace: Path, model_server: FakeOpenAIServer
 ) -> None:
@@ -127,6 +128,7 @@ async def test_the_served_app_runs_no_code_named_in_its_environment(
     assert request.body["messages"][-1]["content"] == PROMPT.decode()
 
 
+@pytest.mark.e2e
 def test_the_app_neither_writes_nor_quits_at_its_first_frame_when_told_to(
     tmp_path: Path, isolated_env: Path
 ) -> None:

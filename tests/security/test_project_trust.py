@@ -103,6 +103,7 @@ def trust_lines(stderr: str) -> list[str]:
 # -- headless -------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_headless_ignores_what_an_untrusted_project_would_widen(hostile: Path) -> None:
     proc = run_cli(hostile)
     assert proc.returncode == 0, proc.stderr
@@ -119,6 +120,7 @@ def test_headless_ignores_what_an_untrusted_project_would_widen(hostile: Path) -
     assert not trust_store_path().exists()  # nothing decided, nothing stored
 
 
+@pytest.mark.e2e
 def test_trust_project_is_stored_remembered_and_asked_again_on_change(hostile: Path) -> None:
     proc = run_cli(hostile, "--trust-project")
     assert proc.returncode == 0, proc.stderr
@@ -147,6 +149,7 @@ def test_trust_project_is_stored_remembered_and_asked_again_on_change(hostile: P
     assert not marker(hostile).exists()
 
 
+@pytest.mark.e2e
 def test_narrowing_project_settings_apply_without_a_word(tmp_path: Path) -> None:
     narrowing = {
         "max_request_limit": 3,
@@ -178,6 +181,7 @@ def test_narrowing_project_settings_apply_without_a_word(tmp_path: Path) -> None
     assert project_trust_rows(tmp_path) == []
 
 
+@pytest.mark.e2e
 def test_co_tui_status_says_the_project_is_not_trusted(hostile: Path) -> None:
     env = {**os.environ, "COLUMNS": "300"}
     proc = subprocess.run([CLI, "status"], cwd=hostile, env=env, capture_output=True, text=True)
@@ -241,6 +245,7 @@ def test_an_unreadable_store_asks_again(hostile: Path) -> None:
     assert again is not None and again.decision == "undecided"
 
 
+@pytest.mark.e2e
 def test_a_store_inside_the_project_is_never_used(hostile: Path) -> None:
     inside = TrustStore(hostile / ".config" / "co-tui" / "trusted-projects.json")
     project = load_project_settings(hostile, store=inside).project
@@ -366,6 +371,7 @@ def test_memory_limits_are_compared_in_bytes() -> None:
     assert [w.setting for w in odd] == ["sandbox_mem_limit"]  # unreadable counts as larger
 
 
+@pytest.mark.e2e
 def test_hidden_characters_survive_into_the_widening_not_the_terminal(tmp_path: Path) -> None:
     write_json(
         tmp_path / ".co-tui" / "settings.json", {"mcp_servers": {"a\x1b[2Kb": {"command": "x"}}}
@@ -513,6 +519,7 @@ async def test_keys_typed_while_the_settings_load_neither_trust_nor_run_anything
     assert not marker(in_project).exists()
 
 
+@pytest.mark.slow
 async def test_trust_starts_what_the_project_enables(in_project: Path) -> None:
     app = trust_app(load_project_settings(in_project))
     async with app.run_test(size=SMALL) as pilot:

@@ -423,12 +423,14 @@ def check(cmd: str, has_bad: bool) -> None:
         assert result.safe, (cmd, result.reason)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(1500), deadline=None)
 @given(case=commands(DEFAULT_SAFE_COMMANDS, operators=True))
 def test_a_writing_option_or_an_operator_is_never_safe(case: tuple[str, bool]) -> None:
     check(*case)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(1500), deadline=None)
 @given(case=commands(list(WRITING), operators=False))
 def test_a_writing_option_in_any_spelling_is_never_safe(case: tuple[str, bool]) -> None:

@@ -444,6 +444,7 @@ def test_listings_never_follow_links(tmp_path: Path, host: Path) -> None:
 # -- co-tui -p against an OpenAI-compatible server ------------------------------------
 
 
+@pytest.mark.e2e
 def test_headless_run_sends_nothing_from_outside(tmp_path: Path, host: Path, vault: Path) -> None:
     ws = tmp_path / "ws"
     link(ws / "AGENTS.md", host / "secret.txt")

@@ -39,6 +39,7 @@ async def assert_gone_for_good(workspace: Path) -> None:
     assert not (workspace / "late").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", list(DETACHED))
 async def test_detached_descendants_are_killed_when_the_command_ends(
     tmp_path: Path, how: str
@@ -51,6 +52,7 @@ async def test_detached_descendants_are_killed_when_the_command_ends(
     await assert_gone_for_good(tmp_path)
 
 
+@pytest.mark.slow
 async def test_a_timeout_kills_a_setsid_grandchild(tmp_path: Path) -> None:
     result = await SubprocessSandbox(tmp_path).run_command(
         f"(setsid sh -c '{LATER}' &); {WAIT_FOR_PID}; sleep 30", timeout=1
@@ -65,6 +67,7 @@ async def test_a_background_child_holding_stdout_does_not_hold_the_call(tmp_path
     assert (result.output, result.exit_code) == ("started\n", 0)
 
 
+@pytest.mark.slow
 async def test_cancelling_kills_the_command_and_what_it_detached(tmp_path: Path) -> None:
     task = asyncio.create_task(
         SubprocessSandbox(tmp_path).run_command(f"setsid sh -c '{LATER}' & sleep 30")

@@ -120,6 +120,7 @@ def workspace(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.e2e
 def test_headless_run_with_test_model_leaves_only_private_files(tmp_path: Path) -> None:
     proc = run_cli(["-p", "hello", "--model", "test", "--yes"], workspace(tmp_path))
     assert proc.returncode == 0, proc.stderr
@@ -129,6 +130,7 @@ def test_headless_run_with_test_model_leaves_only_private_files(tmp_path: Path) 
     assert_private(data)
 
 
+@pytest.mark.e2e
 def test_a_run_full_of_secrets_leaves_none_under_the_data_folder(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     (ws / "corpus.txt").write_text(CORPUS_TEXT)
@@ -190,6 +192,7 @@ def test_open_databases_keep_their_wal_and_shm_private(tmp_path: Path) -> None:
         spans.close()
 
 
+@pytest.mark.e2e
 def test_existing_wide_files_are_narrowed_at_start(tmp_path: Path) -> None:
     data = user_data_dir()
     wide = ("history", "memories/0001-x.md", "logs/mcp-x.log", "notes-index/abc.sqlite")
@@ -217,6 +220,7 @@ def test_existing_wide_files_are_narrowed_at_start(tmp_path: Path) -> None:
     assert mode(config / "settings.json") == 0o644  # the user's own file: the folder guards it
 
 
+@pytest.mark.e2e
 def test_bare_co_tui_protects_the_data_folder_before_the_session_starts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

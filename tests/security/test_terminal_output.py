@@ -72,6 +72,7 @@ def hostile_session(cwd: Path) -> tuple[str, dict[str, str]]:
     return json.loads(proc.stdout)["session_id"], env
 
 
+@pytest.mark.e2e
 def test_a_print_answer_reaches_the_terminal_escaped(tmp_path: Path) -> None:
     with serve([text(HOSTILE)]) as srv:
         screen = terminal_output([*CLI, "-p", "show me"], tmp_path, env_for(srv.url))
@@ -79,6 +80,7 @@ def test_a_print_answer_reaches_the_terminal_escaped(tmp_path: Path) -> None:
     assert SHOWN.replace("\n", "\r\n").encode() in screen  # the terminal's own \r\n
 
 
+@pytest.mark.e2e
 def test_a_print_answer_piped_to_a_file_is_escaped_and_raw_sends_it_as_it_is(
     tmp_path: Path,
 ) -> None:
@@ -89,6 +91,7 @@ def test_a_print_answer_piped_to_a_file_is_escaped_and_raw_sends_it_as_it_is(
     assert raw.stdout == (HOSTILE + "\n").encode()
 
 
+@pytest.mark.e2e
 def test_an_mcp_servers_stderr_in_a_print_error_line_is_escaped(tmp_path: Path) -> None:
     says = f"print('bad config{TITLE}', file=__import__('sys').stderr); exit(3)"
     servers = {"broken": {"command": sys.executable, "args": ["-c", says]}}
@@ -99,6 +102,7 @@ def test_an_mcp_servers_stderr_in_a_print_error_line_is_escaped(tmp_path: Path) 
     assert b"MCP server 'broken'" in screen and b"bad config\\x1b]0;pwned\\x07" in screen
 
 
+@pytest.mark.e2e
 def test_session_export_to_the_terminal_is_escaped(tmp_path: Path) -> None:
     session_id, env = hostile_session(tmp_path)
     screen = terminal_output([*CLI, "sessions", "export", session_id], tmp_path, env)
@@ -107,6 +111,7 @@ def test_session_export_to_the_terminal_is_escaped(tmp_path: Path) -> None:
     assert b"- title: \\x1b]0;pwned\\x07title line" in screen
 
 
+@pytest.mark.e2e
 def test_session_export_to_a_file_is_what_stdout_gets_and_raw_is_as_stored(
     tmp_path: Path,
 ) -> None:
@@ -121,6 +126,7 @@ def test_session_export_to_a_file_is_what_stdout_gets_and_raw_is_as_stored(
     assert HOSTILE.encode() in raw
 
 
+@pytest.mark.e2e
 def test_session_titles_in_the_list_are_escaped(tmp_path: Path) -> None:
     _, env = hostile_session(tmp_path)
     screen = terminal_output([*CLI, "sessions", "--all"], tmp_path, env)
@@ -128,6 +134,7 @@ def test_session_titles_in_the_list_are_escaped(tmp_path: Path) -> None:
     assert b"turns  \\x1b]0;pwned\\x07title line (-p)" in screen
 
 
+@pytest.mark.e2e
 def test_status_values_are_escaped_on_the_terminal(tmp_path: Path) -> None:
     env = env_for("http://127.0.0.1:9", CO_TUI_OPENAI_MODEL=f"fake{TITLE}")
     screen = terminal_output([*CLI, "status"], tmp_path, env)
@@ -135,6 +142,7 @@ def test_status_values_are_escaped_on_the_terminal(tmp_path: Path) -> None:
     assert b"fake\\x1b]0;pwned\\x07" in screen
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("output_format", ["json", "stream-json"])
 def test_json_lines_escape_hidden_characters_and_decode_to_the_exact_text(
     tmp_path: Path, output_format: str
@@ -152,6 +160,7 @@ def test_json_lines_escape_hidden_characters_and_decode_to_the_exact_text(
         assert answers == [JSON_HOSTILE]
 
 
+@pytest.mark.e2e
 def test_raw_is_refused_where_it_would_mean_nothing(tmp_path: Path) -> None:
     refusals = {
         ("--raw",): "--raw needs -p PROMPT",

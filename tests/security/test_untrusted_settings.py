@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 import annotated_types
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, SecretStr
@@ -191,6 +192,7 @@ def _effective(user: dict[str, Any], project: dict[str, Any]) -> tuple[Settings,
         return alone, load_project_settings(workspace).settings
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(150),
     deadline=None,

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from co_tui.cli import with_bare_resume
 from co_tui.store.session_store import SessionStore
 from tests.servers.fake_openai import serve, text
@@ -37,6 +39,7 @@ def db_path(isolated_env: Path) -> Path:
     return isolated_env / "data" / "co-tui" / "sessions.db"
 
 
+@pytest.mark.e2e
 def test_continue_and_resume_carry_the_conversation(tmp_path: Path, isolated_env: Path) -> None:
     with serve([text("Nice to meet you, Ada."), text("You are Ada."), text("Still Ada.")]) as srv:
         env = env_for(srv.url)
@@ -59,6 +62,7 @@ def test_continue_and_resume_carry_the_conversation(tmp_path: Path, isolated_env
     assert info.cwd == str(tmp_path.resolve()) and info.message_count == 6
 
 
+@pytest.mark.e2e
 def test_continue_with_nothing_to_continue_says_so(tmp_path: Path) -> None:
     proc = run_cli(["-p", "hi", "--continue", "-m", "test"], tmp_path, dict(os.environ))
     assert proc.returncode == 1 and "no earlier session in" in proc.stderr
@@ -70,6 +74,7 @@ def test_bare_resume_means_choose() -> None:
     assert with_bare_resume(["--resume", "abc"]) == ["--resume", "abc"]
 
 
+@pytest.mark.e2e
 def test_sigkill_mid_stream_keeps_every_completed_turn(tmp_path: Path, isolated_env: Path) -> None:
     slow = text("word " * 400, chunks=400, delay_s=0.02)  # about 8 s of streaming
     with serve([text("Answer one."), text("Answer two."), slow, text("Answer four.")]) as srv:

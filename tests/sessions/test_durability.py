@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
 from co_tui.store.records import UNFINISHED_CALL
@@ -47,6 +48,7 @@ def tool_answers(messages: list[Any]) -> list[str]:
     ]
 
 
+@pytest.mark.e2e
 async def test_sigkill_while_an_approved_command_runs_never_runs_it_again(
     tmp_path: Path, isolated_env: Path
 ) -> None:
@@ -104,6 +106,7 @@ async def test_sigkill_while_an_approved_command_runs_never_runs_it_again(
     assert user_prompts(stored.messages) == ["append to the marker", "did it run?"]
 
 
+@pytest.mark.e2e
 def test_sigkill_in_every_phase_keeps_what_was_said(tmp_path: Path, isolated_env: Path) -> None:
     """Streaming, and an approved command running: each killed turn leaves a session that
     --continue opens, with every earlier turn and the killed turn's prompt."""
@@ -146,6 +149,7 @@ def test_sigkill_in_every_phase_keeps_what_was_said(tmp_path: Path, isolated_env
     assert (tmp_path / "marker.txt").read_text() == "ran\n"
 
 
+@pytest.mark.e2e
 def test_two_continue_loops_on_one_session_lose_no_turn(tmp_path: Path, isolated_env: Path) -> None:
     turns_each = 5
     reply = text("noted " * 20, chunks=20, delay_s=0.02)  # turns overlap: ~0.4 s each
@@ -180,6 +184,7 @@ def test_two_continue_loops_on_one_session_lose_no_turn(tmp_path: Path, isolated
         assert f"fork of {fork.forked_from[:8]}" in listed.stdout  # type: ignore[index]
 
 
+@pytest.mark.e2e
 def test_the_writer_that_saves_second_forks_and_says_so(tmp_path: Path, isolated_env: Path) -> None:
     """A writer whose copy went stale mid-turn: the other process saved first."""
     slow = text("slow " * 50, chunks=50, delay_s=0.1)  # 5 s: the quick one starts well within
@@ -247,6 +252,7 @@ class AppOnPty:
         os.close(self.master)
 
 
+@pytest.mark.e2e
 def test_sigkill_with_the_approval_dialog_open_runs_nothing_and_asks_again(
     tmp_path: Path, isolated_env: Path
 ) -> None:
@@ -273,6 +279,7 @@ def test_sigkill_with_the_approval_dialog_open_runs_nothing_and_asks_again(
     assert len(tool_messages) == 1 and "never given" in tool_messages[0]
 
 
+@pytest.mark.e2e
 def test_sigkill_during_compact_loses_nothing(tmp_path: Path, isolated_env: Path) -> None:
     hang = stall_before_headers(60, "too late")
     with serve([text("One."), text("Two."), hang]) as srv:

@@ -419,6 +419,7 @@ async def test_compact_failure_keeps_what_is_sent(tmp_path: Path) -> None:
     await session.aclose()
 
 
+@pytest.mark.slow
 async def test_after_300_turns_with_the_default_window_every_turn_can_be_resumed(
     tmp_path: Path,
 ) -> None:

@@ -81,6 +81,7 @@ def provider_settings(url: str, **kw: Any) -> Settings:
     )
 
 
+@pytest.mark.e2e
 async def test_the_app_saves_traces_and_runs_under_the_deps_id(
     tmp_path: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -117,6 +118,7 @@ def run_cli(args: list[str], cwd: Path, url: str) -> subprocess.CompletedProcess
     )
 
 
+@pytest.mark.e2e
 def test_print_mode_saves_and_traces_under_the_id_it_reports(
     tmp_path: Path, isolated_env: Path
 ) -> None:
@@ -131,6 +133,7 @@ def test_print_mode_saves_and_traces_under_the_id_it_reports(
     assert turn_span_session_ids() == [session_id, session_id]
 
 
+@pytest.mark.e2e
 @pytest.mark.docker
 async def test_the_sandbox_container_is_named_and_labelled_after_the_session(
     isolated_env: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
@@ -182,6 +185,7 @@ async def test_the_sandbox_container_is_named_and_labelled_after_the_session(
     assert turn_span_session_ids() == [first, second]
 
 
+@pytest.mark.e2e
 @pytest.mark.docker
 def test_print_mode_runs_its_commands_in_the_container_of_its_session(
     isolated_env: Path, workspace: Path

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
@@ -123,6 +124,7 @@ def shell_call(marker: str) -> Any:
     return fn
 
 
+@pytest.mark.slow
 async def test_a_pending_approval_is_asked_again_after_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "sessions.db"
     first = make_app(shell_call("made.txt"), tmp_path, db)
@@ -149,6 +151,7 @@ async def test_a_pending_approval_is_asked_again_after_a_restart(tmp_path: Path)
     assert not SessionStore(db).list()[0].has_pending
 
 
+@pytest.mark.slow
 async def test_resume_command_lists_searches_deletes_and_opens(tmp_path: Path) -> None:
     db = tmp_path / "sessions.db"
     seen: Seen = []
@@ -206,6 +209,7 @@ def echo_or_shell() -> Any:
     return fn
 
 
+@pytest.mark.slow
 async def test_approve_all_does_not_follow_into_a_resumed_session(tmp_path: Path) -> None:
     db = tmp_path / "sessions.db"
     app = make_app(echo_or_shell(), tmp_path, db)

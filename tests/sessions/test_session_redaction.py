@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import (
@@ -101,6 +102,7 @@ def nest(value: object, nesting: int) -> str:
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(300), deadline=None)
 @given(json_values(st.none() | st.booleans() | strings), st.integers(min_value=0, max_value=2))
 def test_redacting_json_text_keeps_it_json(value: object, nesting: int) -> None:
@@ -112,6 +114,7 @@ def test_redacting_json_text_keeps_it_json(value: object, nesting: int) -> None:
     assert CONFIGURED not in redacted
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(300), deadline=None)
 @given(
     json_values(st.none() | st.booleans() | st.integers() | strings),

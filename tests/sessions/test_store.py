@@ -251,6 +251,7 @@ def test_recorder_titles_counts_turns_and_starts_new_sessions(store: SessionStor
     assert (resumed.session_id, resumed.turns, resumed.title) == (first, 1, info.title)
 
 
+@pytest.mark.e2e
 def test_the_database_is_in_the_user_data_dir(isolated_env: Path) -> None:
     store = SessionStore()
     store.save("s1", turn(1))

@@ -116,6 +116,7 @@ def workspace(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("damage", [not_a_database, malformed])
 def test_a_damaged_database_is_named_kept_and_moved_aside_only_when_asked(
     damage, workspace: Path, isolated_env: Path
@@ -154,6 +155,7 @@ def test_a_damaged_database_is_named_kept_and_moved_aside_only_when_asked(
     assert "start over" in run(["sessions", "--all"], workspace).stdout  # a -p run
 
 
+@pytest.mark.e2e
 def test_move_aside_refuses_a_readable_database(workspace: Path, isolated_env: Path) -> None:
     db = db_path(isolated_env)
     a_session(db, workspace)
@@ -166,6 +168,7 @@ def test_move_aside_refuses_a_readable_database(workspace: Path, isolated_env: P
     assert "My name is Ada" in run(["sessions"], workspace).stdout
 
 
+@pytest.mark.e2e
 def test_move_aside_refuses_while_another_process_has_the_file_open(
     workspace: Path, isolated_env: Path
 ) -> None:
@@ -179,6 +182,7 @@ def test_move_aside_refuses_while_another_process_has_the_file_open(
     assert db.exists() and not [p for p in db.parent.iterdir() if "corrupt" in p.name]
 
 
+@pytest.mark.e2e
 def test_a_locked_database_names_the_process_that_holds_it(
     workspace: Path, isolated_env: Path
 ) -> None:
@@ -196,6 +200,7 @@ def test_a_locked_database_names_the_process_that_holds_it(
     assert len(store.list()) == 2
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("open_elsewhere", [False, True], ids=["closed", "open-elsewhere"])
 def test_a_read_only_database_lists_and_resumes_but_does_not_save(
     workspace: Path, isolated_env: Path, open_elsewhere: bool
@@ -231,6 +236,7 @@ def test_a_read_only_database_lists_and_resumes_but_does_not_save(
             other.close()
 
 
+@pytest.mark.e2e
 def test_a_database_nobody_may_read_is_named(workspace: Path, isolated_env: Path) -> None:
     db = db_path(isolated_env)
     a_session(db, workspace)
@@ -241,6 +247,7 @@ def test_a_database_nobody_may_read_is_named(workspace: Path, isolated_env: Path
     assert "(owned by " in one_line_error(proc, str(db), "cannot be read by this user")
 
 
+@pytest.mark.e2e
 def test_a_data_folder_that_cannot_be_created_is_named(workspace: Path, tmp_path: Path) -> None:
     data = tmp_path / "someone-elses"
     data.mkdir()
@@ -256,6 +263,7 @@ def test_a_data_folder_that_cannot_be_created_is_named(workspace: Path, tmp_path
     assert list(data.iterdir()) == []
 
 
+@pytest.mark.e2e
 def test_a_file_where_the_data_folder_should_be_is_named(workspace: Path, tmp_path: Path) -> None:
     data = tmp_path / "data-file"
     data.write_text("not a folder")
@@ -269,6 +277,7 @@ def test_a_file_where_the_data_folder_should_be_is_named(workspace: Path, tmp_pa
     assert data.read_text() == "not a folder"
 
 
+@pytest.mark.e2e
 def test_listing_an_absent_database_creates_nothing(workspace: Path, isolated_env: Path) -> None:
     proc = run(["sessions", "--all"], workspace)
     assert proc.returncode == 0 and proc.stdout == "no sessions\n", proc.stderr

@@ -7,6 +7,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from co_tui.protocol.frontend import ApprovalDecision, args_hash
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.telemetry import Telemetry
@@ -39,6 +41,7 @@ def _by_name(db: Path) -> dict[str, list[sqlite3.Row]]:
     return out
 
 
+@pytest.mark.e2e
 async def test_agent_run_spans_nest(tmp_path: Path, telemetry: Telemetry, db_path: Path) -> None:
     await _approved_shell_turn(tmp_path, "echo hello-from-sandbox")
     assert telemetry.flush()

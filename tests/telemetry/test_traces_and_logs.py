@@ -105,6 +105,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(not datasette_available(), reason="datasette (the `logs` extra) not installed")
 def test_logs_serves_json_on_loopback() -> None:
     db = default_db_path()

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from co_tui.config.settings import Settings
 from tests.helpers import Call, ScriptedModel
 from tests.tui.helpers import SIZE, make_app, settle
@@ -14,6 +16,7 @@ from tests.tui.helpers import SIZE, make_app, settle
 SERVER_APP = Path(__file__).parent.parent / "mcp" / "server_app.py"
 
 
+@pytest.mark.slow
 async def test_mcp_tools_work_in_the_app_and_a_broken_server_is_shown(tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     settings = Settings(

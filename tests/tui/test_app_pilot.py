@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo
 
@@ -56,6 +57,7 @@ async def test_streaming_text_lands_in_transcript(tmp_path: Path) -> None:
         assert not list(messages[0].query("Markdown"))
 
 
+@pytest.mark.slow
 async def test_shell_call_opens_modal_and_y_runs_it(tmp_path: Path) -> None:
     (tmp_path / "marker.txt").write_text("x")
     app = make_app(shell_then_text(["ls"], final="listed"), tmp_path)
@@ -74,6 +76,7 @@ async def test_shell_call_opens_modal_and_y_runs_it(tmp_path: Path) -> None:
         assert block.status == "ok"
 
 
+@pytest.mark.slow
 async def test_n_denies_and_model_sees_denial(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["touch should-not-exist"], final="ok"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -86,6 +89,7 @@ async def test_n_denies_and_model_sees_denial(tmp_path: Path) -> None:
         assert app.query_one(ToolCallBlock).status == "denied"
 
 
+@pytest.mark.slow
 async def test_a_approves_all_later_calls(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["echo one", "echo two; true"], final="ran"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -121,6 +125,7 @@ def slow_stream(started: asyncio.Event) -> Any:
     return fn
 
 
+@pytest.mark.slow
 async def test_cancel_mid_stream_keeps_valid_history(tmp_path: Path) -> None:
     started = asyncio.Event()
     app = make_app(slow_stream(started), tmp_path)
@@ -145,6 +150,7 @@ async def test_cancel_mid_stream_keeps_valid_history(tmp_path: Path) -> None:
         assert user_prompts(app.session.history) == ["first", "second"]
 
 
+@pytest.mark.slow
 async def test_ctrl_c_cancels_a_running_turn(tmp_path: Path) -> None:
     started = asyncio.Event()
     app = make_app(slow_stream(started), tmp_path)

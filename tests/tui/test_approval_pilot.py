@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.style import Style
 
 from co_tui.config.settings import Settings
@@ -36,6 +37,7 @@ async def submit(pilot: Any, app: Any, text: str) -> None:
     await pilot.press("enter")
 
 
+@pytest.mark.slow
 async def test_ctrl_c_in_the_dialog_cancels_the_turn(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["touch should-not-exist"]), tmp_path)
     async with app.run_test(size=SMALL) as pilot:
@@ -61,6 +63,7 @@ async def test_escape_denies_even_before_the_dialog_is_armed(tmp_path: Path) -> 
         assert "denied" in app.session.last_answer.lower()
 
 
+@pytest.mark.slow
 async def test_a_long_command_scrolls_and_the_keys_stay_on_screen(tmp_path: Path) -> None:
     command = "\n".join(f"echo line-{n:03}" for n in range(200)) + "\ntouch LAST-LINE"
     app = make_app(shell_then_text([command]), tmp_path)
@@ -161,6 +164,7 @@ def test_each_decision_line_has_its_own_look_and_shows_hidden_characters() -> No
     assert ", read-only" in approval_line(_record("auto", read_only=True)).plain
 
 
+@pytest.mark.slow
 async def test_every_decision_leaves_one_line(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["echo one", "echo two"], final="ran"), tmp_path)
     async with app.run_test(size=SMALL) as pilot:
@@ -176,6 +180,7 @@ async def test_every_decision_leaves_one_line(tmp_path: Path) -> None:
         assert decisions[1].startswith("⊘ denied run_shell_command echo two")
 
 
+@pytest.mark.slow
 async def test_approve_all_ends_with_clear(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["echo one"], final="ran"), tmp_path)
     async with app.run_test(size=SMALL) as pilot:

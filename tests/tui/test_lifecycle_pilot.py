@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from co_tui.config.paths import user_data_dir
 from co_tui.store.session_store import SessionStore
 from co_tui.tui.launch import resume_hint
@@ -113,6 +115,7 @@ def test_quitting_before_the_session_loaded_does_not_load_the_model_libraries(
     assert lines == ["None", "model libraries loaded: False"]
 
 
+@pytest.mark.slow
 async def test_deleting_the_open_session_starts_a_new_one_and_sticks(tmp_path: Path) -> None:
     app = make_app(text_stream("an answer"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:

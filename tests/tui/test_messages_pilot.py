@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall
 from textual._context import active_message_pump
@@ -35,6 +36,7 @@ async def _think_answer_and_call(
     yield {1: DeltaToolCall(name="run_shell_command", json_args=args, tool_call_id="c1")}
 
 
+@pytest.mark.slow
 async def test_a_turn_travels_as_messages(tmp_path: Path) -> None:
     received: list[tuple[str, Message]] = []
 

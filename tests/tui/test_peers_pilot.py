@@ -61,6 +61,7 @@ def test_text_from_the_model_cannot_carry_a_sequence() -> None:
     assert len(safe_line("x" * 500)) == 160
 
 
+@pytest.mark.slow
 async def test_an_approval_waiting_while_unfocused_notifies(tmp_path: Path) -> None:
     app = make_app(shell_then_text([f"echo {ESC}[2J hi"]), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -75,6 +76,7 @@ async def test_an_approval_waiting_while_unfocused_notifies(tmp_path: Path) -> N
         await settle(pilot, app)
 
 
+@pytest.mark.slow
 async def test_nothing_is_sent_while_focused_or_when_turned_off(tmp_path: Path) -> None:
     for settings, blur in ((Settings(), False), (Settings(notifications=False), True)):
         app = make_app(shell_then_text(["echo hi"]), tmp_path, settings=settings)
@@ -188,6 +190,7 @@ def shown(app: Any) -> list[str]:
     return [str(picker.get_option_at_index(i).prompt) for i in range(picker.option_count)]
 
 
+@pytest.mark.slow
 async def test_at_opens_a_fuzzy_picker_and_enter_inserts_the_path(tmp_path: Path) -> None:
     ws = mention_workspace(tmp_path)
     app = make_app(text_stream("ok"), ws)
@@ -209,6 +212,7 @@ async def test_at_opens_a_fuzzy_picker_and_enter_inserts_the_path(tmp_path: Path
     assert sent.startswith("explain @src/app.py please\n\nattached file: src/app.py (1 line)")
 
 
+@pytest.mark.slow
 async def test_esc_closes_the_picker_and_an_email_opens_none(tmp_path: Path) -> None:
     ws = mention_workspace(tmp_path)
     app = make_app(text_stream("ok"), ws)

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall
 from rich.console import Console
@@ -77,6 +78,7 @@ async def open_rule_field(pilot: Any, app: Any) -> ApprovalScreen:
     return screen
 
 
+@pytest.mark.slow
 async def test_always_allow_then_permissions_lists_and_removes_the_rule(tmp_path: Path) -> None:
     app = make_app(one_command_per_turn("echo one", "echo two", "echo three"), tmp_path)
     async with app.run_test(size=SMALL) as pilot:
@@ -145,6 +147,7 @@ async def test_permissions_shows_settings_rules_and_keeps_them(tmp_path: Path) -
         assert "comes from settings.json" in command_outputs(app)[1]
 
 
+@pytest.mark.slow
 async def test_esc_in_the_field_goes_back_and_decides_nothing(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["touch made.txt"]), tmp_path)
     async with app.run_test(size=SMALL) as pilot:
@@ -161,6 +164,7 @@ async def test_esc_in_the_field_goes_back_and_decides_nothing(tmp_path: Path) ->
         assert ProjectRuleStore(tmp_path).load().texts == ()
 
 
+@pytest.mark.slow
 async def test_a_rule_that_does_not_cover_the_call_is_not_accepted(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["touch made.txt"]), tmp_path)
     async with app.run_test(size=SMALL) as pilot:
@@ -181,6 +185,7 @@ async def test_a_rule_that_does_not_cover_the_call_is_not_accepted(tmp_path: Pat
         assert ProjectRuleStore(tmp_path).load().texts == ()
 
 
+@pytest.mark.slow
 async def test_ctrl_c_in_the_field_cancels_the_turn(tmp_path: Path) -> None:
     app = make_app(shell_then_text(["touch made.txt"]), tmp_path)
     async with app.run_test(size=SMALL) as pilot:
@@ -207,6 +212,7 @@ async def test_no_offer_for_a_multi_line_command(tmp_path: Path) -> None:
         await settle(pilot, app)
 
 
+@pytest.mark.slow
 def test_the_rule_field_open(snap_compare: Any, tmp_path: Path) -> None:
     """80x24: the dialog with the rule field open, edited to a prefix rule."""
     app = make_app(shell_then_text(["npm test"]), tmp_path)

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo
 
@@ -46,6 +47,7 @@ async def first_turn_running(pilot: Any, app: Any, gate: Gate) -> None:
     assert app.turn_running
 
 
+@pytest.mark.slow
 async def test_messages_sent_during_a_turn_wait_and_go_in_order(tmp_path: Path) -> None:
     gate = Gate()
     app = make_app(gate.stream, tmp_path)
@@ -95,6 +97,7 @@ async def test_esc_takes_the_last_queued_message_back_then_cancels(tmp_path: Pat
         assert app.chat.prompt.text == "second"
 
 
+@pytest.mark.slow
 async def test_up_on_an_empty_prompt_takes_the_last_one_back(tmp_path: Path) -> None:
     gate = Gate()
     app = make_app(gate.stream, tmp_path)
@@ -114,6 +117,7 @@ async def test_up_on_an_empty_prompt_takes_the_last_one_back(tmp_path: Path) -> 
         assert gate.seen == ["first", "second", "third edited"]
 
 
+@pytest.mark.slow
 async def test_shell_and_slash_commands_queue_too(tmp_path: Path) -> None:
     gate = Gate()
     app = make_app(gate.stream, tmp_path)
@@ -136,6 +140,7 @@ async def test_shell_and_slash_commands_queue_too(tmp_path: Path) -> None:
         assert "1 turn(s)" in rendered(history[0])
 
 
+@pytest.mark.slow
 async def test_cancelling_the_turn_sends_nothing_that_was_queued(tmp_path: Path) -> None:
     gate = Gate()
     app = make_app(gate.stream, tmp_path)

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from co_tui.config.settings import Settings
 from co_tui.protocol import events as ev
 from tests.tui.helpers import (
@@ -81,6 +83,7 @@ def test_streamed_answer(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_approval_modal(snap_compare: Any, tmp_path: Path) -> None:
     cmds = ["find . -name '*.log' -mtime +7 -print0 | xargs -0 rm -f && echo cleaned", "ls"]
     app = make_app(shell_then_text(cmds), tmp_path)
@@ -93,6 +96,7 @@ def test_approval_modal(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_sidebar_thinking_and_tools(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(text_stream("unused"), tmp_path, settings=Settings(verbose=True))
 
@@ -151,6 +155,7 @@ def _approval_snapshot(snap_compare: Any, tmp_path: Path, cmd: str, prompt: str)
     return snap_compare(app, terminal_size=SMALL, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_approval_long_command(snap_compare: Any, tmp_path: Path) -> None:
     """80x24, a 120-line script: the key row stays, and the dialog says how much is below."""
     lines = [f"cp data/part-{n:03}.csv backup/ && echo copied {n}" for n in range(119)]
@@ -158,6 +163,7 @@ def test_approval_long_command(snap_compare: Any, tmp_path: Path) -> None:
     assert _approval_snapshot(snap_compare, tmp_path, cmd, "Back up the data.")
 
 
+@pytest.mark.slow
 def test_approval_hidden_characters(snap_compare: Any, tmp_path: Path) -> None:
     """An escape sequence meant to make `touch PWNED` look like `ls -la`."""
     cmd = "touch PWNED; # \x1b[2K\x1b[1Gls -la"
@@ -192,6 +198,7 @@ def test_queued_messages(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=SMALL, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_approval_egress_sources(snap_compare: Any, tmp_path: Path) -> None:
     """A note was read, then the model fetches a URL carrying its text: the dialog names the
     note and marks what the URL carries (web_policy.fetch is "allow": the guard still asks)."""
@@ -214,6 +221,9 @@ def test_approval_egress_sources(snap_compare: Any, tmp_path: Path) -> None:
     async def run_before(pilot: Any) -> None:
         await _submit(pilot, "Share the plan.")
         await approval_dialog(pilot, pilot.app)
+        prompt = pilot.app.chat.prompt
+        await wait_until(pilot, lambda: prompt.has_focus, "the prompt to keep its focus")
+        prompt.refresh()  # a frame drawn before it had the focus back may still be showing
         await pilot.pause()
 
     # Below the sidebar's width: the sidebar would show how long the read took, as measured

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo
 
@@ -57,6 +58,7 @@ def test_narrow_streaming_answer(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=NARROW, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_narrow_pending_approval(snap_compare: Any, tmp_path: Path) -> None:
     """80x24 with a decision waiting: the status bar says so in full."""
     app = make_app(shell_then_text(["rm -rf build/ && make"]), tmp_path)
@@ -69,6 +71,7 @@ def test_narrow_pending_approval(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=NARROW, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_wide_with_sidebar(snap_compare: Any, tmp_path: Path) -> None:
     """200x60 after one answered turn, a second one under way: the sidebar beside the
     transcript (thinking, a finished call, one waiting for approval, no tokens yet this turn),

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from co_tui.config.paths import user_data_dir
 from co_tui.tui.screens.confirm import ConfirmScreen
 from co_tui.tui.screens.sessions import SessionsScreen
@@ -38,6 +40,7 @@ def test_later_launch_one_line(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=_loaded)
 
 
+@pytest.mark.slow
 def test_delete_confirmation(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(text_stream("Here is a plan for the week."), tmp_path)
 

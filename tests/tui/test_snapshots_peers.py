@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from co_tui.config.settings import Settings
 from tests.tui.helpers import make_app, picker_settled, text_stream
 
@@ -22,6 +24,7 @@ FILES = (
 )
 
 
+@pytest.mark.slow
 def test_at_picker_with_fuzzy_results(snap_compare: Any, tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     vault = tmp_path / "vault"

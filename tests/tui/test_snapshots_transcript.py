@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from co_tui.tui.widgets.transcript import restored_items
 from tests.tui.helpers import make_app, submit_for_snapshot, text_stream, wait_until
 from tests.tui.test_transcript_pilot import CODE_PROMPT, MARKDOWN_ANSWER, long_conversation
@@ -26,6 +28,7 @@ def test_a_code_prompt_as_typed(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_a_folded_paste(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(text_stream("That is a long log."), tmp_path)
     paste = "\n".join(

@@ -60,6 +60,7 @@ async def test_settings_loaded_after_the_first_frame_apply_in_full(
     assert SECRET not in history.read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("allow_model_requests")
 async def test_what_is_typed_while_the_settings_load_shows_at_once_and_is_sent_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -118,6 +119,7 @@ async def loaded_theme() -> str:
     return theme
 
 
+@pytest.mark.slow
 async def test_the_first_frame_is_drawn_in_the_theme_chosen_last_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

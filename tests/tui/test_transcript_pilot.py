@@ -7,6 +7,7 @@ import gc
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widget import Widget
 
 from co_tui.protocol import events as ev
@@ -59,6 +60,7 @@ async def test_a_shell_command_echo_is_plain(tmp_path: Path) -> None:
         assert "`" not in rendered(user_messages(app)[0])
 
 
+@pytest.mark.slow
 async def test_a_long_paste_is_folded_and_unfolds(tmp_path: Path) -> None:
     paste = "\n".join(f"line {n} of the paste" for n in range(1, 1501))
     app = make_app(text_stream("ok"), tmp_path)
@@ -219,6 +221,7 @@ def found(app: Any) -> list[Any]:
     return list(app.chat.transcript.query(".-found"))
 
 
+@pytest.mark.slow
 async def test_ctrl_f_finds_text_in_archived_items_too(tmp_path: Path) -> None:
     from co_tui.tui.widgets.find_bar import FindBar
 
@@ -275,6 +278,7 @@ def holds_a_widget(obj: object, depth: int = 3) -> bool:
     return depth > 0 and any(holds_a_widget(r, depth - 1) for r in gc.get_referents(obj))
 
 
+@pytest.mark.slow
 async def test_a_very_long_answer_is_archived_once_followed_and_freed(tmp_path: Path) -> None:
     """Mounted lines are bounded: an answer of thousands of lines leaves the DOM (and
     memory) once something follows it, and comes back when scrolled to."""

@@ -108,6 +108,7 @@ def test_the_architecture_page_shows_this_order() -> None:
     text = DOC.read_text(encoding="utf-8")
     block = re.search(r"<!-- floors -->\n```\n(.*?)```", text, re.S)
     assert block, "docs/architecture.md has no ```-block after <!-- floors -->"
-    rows = [line.split("  ")[0].strip() for line in block.group(1).splitlines()[1:] if line]
+    lines = block.group(1).splitlines()[1:]  # under the header; indented lines continue a row
+    rows = [line.split("  ")[0].strip() for line in lines if line and not line[0].isspace()]
     shown = [tuple(p.strip() for p in row.split(",")) for row in rows]
     assert shown == list(reversed(FLOORS))

@@ -329,7 +329,7 @@ async def test_warnings_and_yolo_on_outrank_the_model_and_the_totals(tmp_path: P
     async with app.run_test(size=NARROW) as pilot:
         await app.wait_ready()
         assert app.session.deps is not None
-        app.session.deps.auto_confirm = True
+        app.session.deps.set_approve_all(True)
         app.refresh_status()
         app.chat.warning = "project settings not trusted"
         app.chat.note = "waiting for your decision"

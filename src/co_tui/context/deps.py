@@ -46,7 +46,9 @@ class CoDeps:
     sandbox: SandboxProtocol
     workspace: Path
     session_id: str = field(default_factory=new_session_id)
-    auto_confirm: bool = False  # session "yolo": every approval granted without asking
+    # Session "yolo": every approval granted without asking. Changed only through
+    # set_approve_all (tests/orchestrator/test_approve_all_one_writer.py holds that).
+    auto_confirm: bool = False
     sandbox_reason: str = ""
     sandbox_skipped: dict[str, str] = field(default_factory=dict)
     sandbox_warning: str | None = None  # e.g. no isolating backend works: shown persistently
@@ -96,6 +98,11 @@ class CoDeps:
     sent_instructions: tuple[PromptPiece, ...] = field(default=(), repr=False)
     # Set by run_turn to the turn's frontend: sub-agents (agent/delegate.py) report to it.
     frontend: FrontendProtocol | None = field(default=None, repr=False)
+
+    def set_approve_all(self, on: bool) -> None:
+        """Approve every later call of this session without asking (the dialog's "approve
+        all", /yolo), or stop (/yolo off, a new or resumed session back to the settings')."""
+        self.auto_confirm = on
 
 
 def create_deps(

@@ -408,7 +408,7 @@ class ChatSession:
 
     def _reset_approve_all(self) -> None:
         if self.deps is not None:  # approve-all chosen in another session does not carry over
-            self.deps.auto_confirm = self.settings.auto_confirm
+            self.deps.set_approve_all(self.settings.auto_confirm)
 
     # -- the end --
     async def aclose(self) -> None:

@@ -311,7 +311,7 @@ async def _decide_approvals(
                     answer = ApprovalAnswer(ApprovalDecision.APPROVE)
         decision = answer.decision
         if decision is ApprovalDecision.APPROVE_ALL:
-            deps.auto_confirm = True
+            deps.set_approve_all(True)
         if decision is ApprovalDecision.DENY:
             results[part.tool_call_id] = ToolDenied(DENIED_MESSAGE)
         else:  # the arguments the user saw are the arguments that run

@@ -139,7 +139,8 @@ class _EgressGuard(WrapperToolset[CoDeps]):
             )
             answer = as_answer(await frontend.prompt_approval(review.request(asked))).decision
             if answer is ApprovalDecision.APPROVE_ALL:
-                parent.auto_confirm = ctx.deps.auto_confirm = True
+                parent.set_approve_all(True)
+                ctx.deps.set_approve_all(True)
             # "Always allow" saves no rule here: it approves this call once.
             decision = _DECISIONS.get(answer, "approve")
         record = ApprovalRecord(

@@ -261,9 +261,9 @@ async def _history(ctx: CommandContext, arg: str) -> None:
 async def _yolo(ctx: CommandContext, arg: str) -> None:
     value = arg.strip().lower()
     if value in ("on", "off"):
-        ctx.deps.auto_confirm = value == "on"
+        ctx.deps.set_approve_all(value == "on")
     elif not value:
-        ctx.deps.auto_confirm = not ctx.deps.auto_confirm
+        ctx.deps.set_approve_all(not ctx.deps.auto_confirm)
     else:
         raise UsageError(f"{arg!r} is neither on nor off; approve-all is unchanged.")
     if ctx.deps.auto_confirm:

@@ -47,6 +47,7 @@ os.environ.pop("TEXTUAL_THEME", None)
 _FIRST = ("llm", "docker", "bwrap", "browser", "e2e", "slow")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("llm"):

@@ -342,7 +342,7 @@ async def test_context_window_error_compacts_once_and_retries(tmp_path: Path) ->
     assert "q1" not in retried and "big big" not in retried
     assert len(bodies[1]["messages"]) < len(bodies[0]["messages"])
     assert any("compacting" in s.message for s in frontend.of("status"))
-    assert not deps.compact_next_request
+    assert not deps.turn.compact_next_request
     # What was sent shrank; the conversation did not.
     assert result.messages[: len(history)] == history
     assert deps.context_window.current is not None

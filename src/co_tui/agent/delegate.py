@@ -52,7 +52,7 @@ async def delegate(
         model=ctx.model,
         tools=[available[name] for name in names],
         deps=ctx.deps,
-        frontend=ctx.deps.frontend or NullFrontend(),
+        frontend=ctx.deps.turn.frontend or NullFrontend(),
         usage=ctx.usage,
         limits=ctx.usage_limits,
         model_settings=ctx.model_settings,

@@ -42,6 +42,20 @@ def utc_now() -> datetime:
 
 
 @dataclass
+class TurnScope:
+    """What one turn hands the tools and the send window. turn/runner.py's TurnRunner sets a
+    fresh one when a turn starts and an empty one when it ends; nothing else replaces it."""
+
+    # The turn's frontend: sub-agents started by its tools (agent/delegate.py) report here.
+    frontend: FrontendProtocol | None = None
+    # tool_call_id -> the command auto-approved as read-only: the shell tool runs exactly
+    # those calls in the sandbox's read-only view of the workspace.
+    read_only_approvals: dict[str, str] = field(default_factory=dict)
+    # The provider said the context window was exceeded: the send window summarises first.
+    compact_next_request: bool = False
+
+
+@dataclass
 class CoDeps:
     sandbox: SandboxProtocol
     workspace: Path
@@ -87,17 +101,13 @@ class CoDeps:
     slack_team_url: str | None = None  # from Slack's auth.test on first use, for message links
     notes_indexes: dict[Path, NotesIndex] = field(default_factory=dict, repr=False)  # by vault
     drive_page_tokens: dict[str, list[str]] = field(default_factory=dict)
-    # tool_call_id -> the command auto-approved as read-only: the shell tool runs exactly
-    # those calls in the sandbox's read-only view of the workspace.
-    read_only_approvals: dict[str, str] = field(default_factory=dict)
-    compact_next_request: bool = False  # set by run_turn after a context-window error
+    # What the running turn hands its tools (TurnRunner sets it; empty between turns).
+    turn: TurnScope = field(default_factory=lambda: TurnScope(), repr=False)
     # What the model is sent of the transcript: the session's compactions (ChatSession's).
     context_window: ContextWindow = field(default_factory=ContextWindow, repr=False)
     # The parts of the system prompt last sent that someone other than co-tui wrote, each
     # with its origin (prompts/__init__.py sets it): the egress guard reads them.
     sent_instructions: tuple[PromptPiece, ...] = field(default=(), repr=False)
-    # Set by run_turn to the turn's frontend: sub-agents (agent/delegate.py) report to it.
-    frontend: FrontendProtocol | None = field(default=None, repr=False)
 
     def set_approve_all(self, on: bool) -> None:
         """Approve every later call of this session without asking (the dialog's "approve

@@ -179,8 +179,8 @@ class SendWindow(AbstractCapability["CoDeps"]):
         deps, window = ctx.deps, ctx.deps.context_window
         messages = list(request_context.messages)
         view: list[ModelMessage] | None = None
-        if deps.compact_next_request:
-            deps.compact_next_request = False
+        if deps.turn.compact_next_request:
+            deps.turn.compact_next_request = False
             view = await self._compact_for_overflow(ctx, window, messages)
         if view is None:
             view = await self._keep_within_limit(ctx, window, messages)
@@ -275,5 +275,6 @@ class SendWindow(AbstractCapability["CoDeps"]):
 
     @staticmethod
     def _emit(ctx: RunContext[CoDeps], event: ev.TurnEvent) -> None:
-        if ctx.deps.frontend is not None:  # set by run_turn; a bare run has nobody to tell
-            ctx.deps.frontend.emit(event)
+        frontend = ctx.deps.turn.frontend  # set by TurnRunner; a bare run has nobody to tell
+        if frontend is not None:
+            frontend.emit(event)

@@ -9,9 +9,8 @@ turn (agent runs, approvals) under the `turn` span.
 from __future__ import annotations
 
 import contextlib
-import functools
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from co_tui.telemetry.setup import active_telemetry
@@ -29,58 +28,71 @@ def _error_status(message: str) -> Any:
     return Status(StatusCode.ERROR, message)
 
 
-def traced_turn(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """For orchestrator.run_turn: one `turn` span around every hop and approval of a turn."""
+class TurnSpan:
+    """The `turn` span's closing figures, set once the turn has its result."""
 
-    @functools.wraps(fn)
-    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        telemetry = active_telemetry()
-        if telemetry is None:
-            return await fn(*args, **kwargs)
-        deps = kwargs.get("deps")
-        prompt = args[1] if len(args) > 1 else kwargs.get("prompt", "")
-        attributes = {
-            "co.session_id": str(getattr(deps, "session_id", "")),
-            "co.turn.prompt_chars": len(str(prompt)),
-        }
-        with telemetry.tracer.start_as_current_span("turn", attributes=attributes) as span:
-            result = await fn(*args, **kwargs)
-            usage = getattr(result, "usage", None)
-            span.set_attributes(
-                {
-                    "gen_ai.usage.input_tokens": int(getattr(usage, "input_tokens", 0) or 0),
-                    "gen_ai.usage.output_tokens": int(getattr(usage, "output_tokens", 0) or 0),
-                    "co.turn.requests": int(getattr(usage, "requests", 0) or 0),
-                    "co.turn.interrupted": bool(getattr(result, "interrupted", False)),
-                }
-            )
-            error = getattr(result, "error", None)
-            if error:
-                span.set_status(_error_status(str(error)))
-            return result
+    def __init__(self, span: Any = None) -> None:
+        self._span = span
 
-    return wrapper
+    def finished(
+        self,
+        *,
+        input_tokens: int,
+        output_tokens: int,
+        requests: int,
+        interrupted: bool,
+        error: str | None,
+    ) -> None:
+        if self._span is None:
+            return
+        self._span.set_attributes(
+            {
+                "gen_ai.usage.input_tokens": input_tokens,
+                "gen_ai.usage.output_tokens": output_tokens,
+                "co.turn.requests": requests,
+                "co.turn.interrupted": interrupted,
+            }
+        )
+        if error:
+            self._span.set_status(_error_status(error))
 
 
-def traced_command(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """For commands.dispatch(ctx, text): one span per slash command."""
+@contextlib.contextmanager
+def turn_span(session_id: str, prompt: object) -> Iterator[TurnSpan]:
+    """One `turn` span around every hop and approval of a turn (turn/runner.py)."""
+    telemetry = active_telemetry()
+    if telemetry is None:
+        yield TurnSpan()
+        return
+    attributes = {"co.session_id": session_id, "co.turn.prompt_chars": len(str(prompt))}
+    with telemetry.tracer.start_as_current_span("turn", attributes=attributes) as span:
+        yield TurnSpan(span)
 
-    @functools.wraps(fn)
-    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        telemetry = active_telemetry()
-        if telemetry is None:
-            return await fn(*args, **kwargs)
-        text = str(args[1] if len(args) > 1 else kwargs.get("text", ""))
-        name = text.strip().removeprefix("/").partition(" ")[0].lower()
-        attributes = {"co.command.name": name, "co.command.text": text}
-        with telemetry.tracer.start_as_current_span(
-            f"slash_command /{name}", attributes=attributes
-        ) as span:
-            result = await fn(*args, **kwargs)
-            span.set_attribute("co.command.known", bool(getattr(result, "known", True)))
-            return result
 
-    return wrapper
+class CommandSpan:
+    """A slash command's span: whether the command was known, once dispatch knows."""
+
+    def __init__(self, span: Any = None) -> None:
+        self._span = span
+
+    def finished(self, *, known: bool) -> None:
+        if self._span is not None:
+            self._span.set_attribute("co.command.known", known)
+
+
+@contextlib.contextmanager
+def command_span(text: str) -> Iterator[CommandSpan]:
+    """One `slash_command /<name>` span around a slash command's dispatch."""
+    telemetry = active_telemetry()
+    if telemetry is None:
+        yield CommandSpan()
+        return
+    name = text.strip().removeprefix("/").partition(" ")[0].lower()
+    attributes = {"co.command.name": name, "co.command.text": text}
+    with telemetry.tracer.start_as_current_span(
+        f"slash_command /{name}", attributes=attributes
+    ) as span:
+        yield CommandSpan(span)
 
 
 def approval_clock() -> int:

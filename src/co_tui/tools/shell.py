@@ -41,7 +41,7 @@ async def run_shell_command(ctx: RunContext[CoDeps], cmd: str, timeout: int = 12
     if "\x00" in cmd:
         raise ModelRetry("The command contains a NUL byte, which no shell can run: remove it.")
     # Auto-approved (not asked) commands run in a read-only view of the workspace.
-    approved_read_only = ctx.deps.read_only_approvals.pop(ctx.tool_call_id or "", None)
+    approved_read_only = ctx.deps.turn.read_only_approvals.pop(ctx.tool_call_id or "", None)
     if approved_read_only is not None and approved_read_only != cmd:
         raise ModelRetry("The command differs from the one that was approved; call again.")
     read_only = approved_read_only is not None

@@ -1,4 +1,4 @@
-"""run_turn: one user turn, from prompt to final answer.
+"""TurnRunner (and run_turn, its one-call form): one user turn, from prompt to final answer.
 
 Streams the agent's events to the frontend, loops over approval pauses (a resumed run may
 ask again), retries provider errors per policy with one shared UsageLimits, and turns a
@@ -44,7 +44,7 @@ from pydantic_ai.usage import RunUsage
 
 from co_tui.context.attachments import typed_prompt
 from co_tui.context.dangling import patch_dangling_tool_calls
-from co_tui.context.deps import CoDeps
+from co_tui.context.deps import CoDeps, TurnScope
 from co_tui.context.origins import typed_texts
 from co_tui.context.tool_calls import tool_args
 from co_tui.llm.provider_errors import ProviderErrorAction, classify_provider_error
@@ -67,7 +67,7 @@ from co_tui.protocol.frontend import (
     args_hash,
     as_answer,
 )
-from co_tui.telemetry.tracing import approval_clock, trace_approval, traced_turn
+from co_tui.telemetry.tracing import approval_clock, trace_approval, turn_span
 from co_tui.turn.silence import ProviderSilence
 from co_tui.turn.stream import EventStream
 
@@ -249,7 +249,7 @@ async def _decide_approvals(
             return False  # no rule and no approve-all covers what the egress guard holds
         results[part.tool_call_id] = ToolApproved(override_args=args)
         if policy.auto.read_only:
-            deps.read_only_approvals[part.tool_call_id] = args["cmd"]
+            deps.turn.read_only_approvals[part.tool_call_id] = args["cmd"]
         record(part, args, "auto", policy.auto.reason, policy.auto.read_only, rule=policy.rule)
         return True
 
@@ -331,7 +331,261 @@ def _drop_interrupted_tail(messages: list[ModelMessage]) -> list[ModelMessage]:
     return messages
 
 
-@traced_turn
+class TurnRunner:
+    """One user turn, from prompt to `TurnResult`: streams the agent's events to the
+    frontend, asks about deferred calls (and writes the decisions ahead of the run they
+    start), retries provider errors per policy with one shared UsageLimits, and turns a
+    cancellation at any point into `interrupted=True` with a history the next turn can use.
+
+    A runner runs one turn. While it runs, `deps.turn` is this turn's `TurnScope` (what the
+    tools and the send window read of the turn); it is a fresh, empty one afterwards.
+    """
+
+    def __init__(
+        self,
+        agent: Agent[CoDeps, Any],
+        *,
+        deps: CoDeps,
+        frontend: FrontendProtocol,
+        model_settings: ModelSettings | None = None,
+        request_limit: int = 25,
+        http_retries: int = 2,
+        sleep: Sleep = asyncio.sleep,
+        on_checkpoint: Checkpoint | None = None,
+        journal: ToolJournal | None = None,
+    ) -> None:
+        self.agent = agent
+        self.deps = deps
+        self.frontend = frontend
+        self.model_settings = model_settings
+        self.request_limit = request_limit
+        self.http_retries = http_retries
+        self.sleep = sleep
+        self.on_checkpoint = on_checkpoint
+        self.journal = journal
+        self.sid = deps.session_id
+        self.usage = RunUsage()
+        self.limits = UsageLimits(request_limit=request_limit)  # one budget for every hop
+        self.stream = EventStream(frontend, self.sid)
+        self.records: list[ApprovalRecord] = []
+        self.messages: list[ModelMessage] = []
+        self.next_prompt: str | Sequence[UserContent] | None = None
+        self.deferred: DeferredToolResults | None = None
+        self.retries_used = 0
+        self.compacted = False
+        self.awaiting_approval = False
+        self.hop = _Hop()
+        self.save_error: str | None = None
+        self.journaled: set[str] = set()
+
+    async def run(
+        self,
+        prompt: str | Sequence[UserContent],
+        *,
+        history: Sequence[ModelMessage],
+        resume_deferred: DeferredToolRequests | None = None,
+    ) -> TurnResult:
+        """`resume_deferred`: the approvals a stored session was waiting for; asked first,
+        then the run continues from `history` (which ends with their calls) and `prompt` is
+        unused."""
+        self.deps.turn = TurnScope(frontend=self.frontend)  # sub-agents report here
+        try:
+            with turn_span(self.sid, prompt) as span:
+                result = await self._run(prompt, history, resume_deferred)
+                span.finished(
+                    input_tokens=result.usage.input_tokens or 0,
+                    output_tokens=result.usage.output_tokens or 0,
+                    requests=result.usage.requests or 0,
+                    interrupted=result.interrupted,
+                    error=result.error,
+                )
+                return result
+        finally:
+            self.deps.turn = TurnScope()
+
+    # -- reporting and saving --
+    def _report_usage(self) -> None:
+        self.stream.usage(self.usage.input_tokens, self.usage.output_tokens, self.usage.requests)
+
+    def _status(self, message: str, retry_in_s: float | None = None) -> None:
+        self.frontend.emit(
+            ev.Status(session_id=self.sid, message=message, level="warning", retry_in_s=retry_in_s)
+        )
+
+    def _finish(self, result: TurnResult) -> TurnResult:
+        self.stream.close_open()
+        self._report_usage()
+        self.stream.end(output=result.output, interrupted=result.interrupted)
+        result.streamed_text = self.stream.streamed_text
+        result.approvals = self.records
+        result.save_error = self.save_error
+        return result
+
+    async def _checkpoint(
+        self, msgs: list[ModelMessage], pending: DeferredToolRequests | None
+    ) -> None:
+        if self.on_checkpoint is not None:
+            await self._saving(self.on_checkpoint(msgs, pending))
+
+    async def _saving(self, write: Awaitable[None]) -> None:
+        try:
+            await write
+        except Exception as exc:  # saving must never break the turn
+            if self.save_error is None:
+                self.save_error = f"could not save the session: {exc}"
+                self._status(self.save_error)
+
+    async def _decide(self, requests: DeferredToolRequests) -> DeferredToolResults:
+        """Ask, then write the decisions ahead of the run they start."""
+        self.awaiting_approval = True
+        batch = len(self.records)
+        results = await _decide_approvals(
+            requests, self.deps, self.frontend, self.records, self.messages
+        )
+        self.awaiting_approval = False
+        if self.journal is not None:
+            decided = self.records[batch:]
+            self.journaled.update(r.tool_call_id for r in decided)
+            await self._saving(self.journal.calls_decided(decided))
+        return results
+
+    async def _call_finished(self, tool_call_id: str, result: str) -> None:
+        if self.journal is not None and tool_call_id in self.journaled:
+            await self._saving(self.journal.call_finished(tool_call_id, result))
+
+    async def _done(self, result: TurnResult) -> TurnResult:
+        if not (result.interrupted and self.awaiting_approval):  # else the pause stays stored
+            await self._checkpoint(result.messages, None)
+        return self._finish(result)
+
+    def _current_messages(self) -> list[ModelMessage]:
+        msgs = self.hop.messages(self.messages)
+        if self.next_prompt is not None and len(msgs) == len(self.messages):
+            # The prompt never reached the history (failed before the run started).
+            msgs = [*msgs, ModelRequest(parts=[UserPromptPart(content=self.next_prompt)])]
+        return msgs
+
+    # -- the turn --
+    async def _run(
+        self,
+        prompt: str | Sequence[UserContent],
+        history: Sequence[ModelMessage],
+        resume_deferred: DeferredToolRequests | None,
+    ) -> TurnResult:
+        self.messages = list(history)
+        self.next_prompt = prompt
+        self.frontend.emit(ev.TurnStart(session_id=self.sid, prompt=typed_prompt(prompt)))
+        try:
+            if resume_deferred is not None:
+                self.next_prompt = None
+                self.deferred = await self._decide(resume_deferred)
+            while True:
+                result = await self._hop()
+                if result is None:
+                    continue
+                self.messages = list(result.all_messages())
+                self.next_prompt = None
+                self.deps.turn.compact_next_request = False
+                if isinstance(result.output, DeferredToolRequests):
+                    self._report_usage()
+                    await self._checkpoint(self.messages, result.output)
+                    self.deferred = await self._decide(result.output)
+                    continue
+                output = result.output if isinstance(result.output, str) else str(result.output)
+                return await self._done(TurnResult(self.messages, output, self.usage))
+        except (asyncio.CancelledError, RunCancelled, KeyboardInterrupt):
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            patched = patch_dangling_tool_calls(self._current_messages())
+            return await self._done(TurnResult(patched, None, self.usage, interrupted=True))
+        except _Aborted as exc:
+            return await self._failed(exc.message, patch_dangling_tool_calls(self.messages))
+        except UsageLimitExceeded as exc:
+            message = (
+                f"stopped: this turn reached its limit of {self.request_limit} model requests "
+                f"({exc})"
+            )
+            return await self._failed(message, patch_dangling_tool_calls(self._current_messages()))
+        except Exception as exc:  # a failing tool or model must not take the app down
+            message = f"the turn failed: {type(exc).__name__}: {exc}"
+            with contextlib.suppress(Exception):
+                self.messages = _drop_interrupted_tail(self._current_messages())  # a cut answer
+            return await self._failed(message, patch_dangling_tool_calls(self.messages))
+
+    async def _failed(self, message: str, messages: list[ModelMessage]) -> TurnResult:
+        self.frontend.emit(ev.Error(session_id=self.sid, message=message))
+        return await self._done(TurnResult(messages, None, self.usage, error=message))
+
+    async def _hop(self) -> AgentRunResult[Any] | None:
+        """One run of the agent to its end or its next approval pause; None when a provider
+        error is being retried (the loop goes round again)."""
+        self.hop = _Hop()
+        mark = self.stream.attempt_mark()
+        try:
+            return await _stream_hop(
+                self.hop,
+                self.agent,
+                self.stream,
+                prompt=self.next_prompt,
+                history=self.messages,
+                deferred=self.deferred,
+                deps=self.deps,
+                usage=self.usage,
+                limits=self.limits,
+                model_settings=self.model_settings,
+                checkpoint=(lambda msgs: self._checkpoint(msgs, None))
+                if self.on_checkpoint
+                else None,
+                finished=self._call_finished if self.journal is not None else None,
+            )
+        except ModelAPIError as exc:
+            await self._after_provider_error(exc, mark)
+            return None
+
+    async def _after_provider_error(self, exc: ModelAPIError, mark: Any) -> None:
+        """Compact once, reflect, or back off and retry, per the provider error's verdict;
+        raises _Aborted when the turn cannot go on."""
+        self.stream.close_open()
+        verdict = classify_provider_error(exc, self.retries_used)
+        self.messages = _drop_interrupted_tail(self._current_messages())
+        if verdict.action is ProviderErrorAction.CONTEXT_OVERFLOW and not self.compacted:
+            # Once a turn: the context window (SendWindow) summarises before the retry.
+            self.compacted = True
+            self.stream.discard_attempt(mark, verdict.message)
+            self.deps.turn.compact_next_request = True
+            self.next_prompt, self.deferred = None, None
+            self._status(f"{verdict.message}; compacting the history")
+            return
+        retryable = verdict.action in (
+            ProviderErrorAction.REFLECT,
+            ProviderErrorAction.BACKOFF_RETRY,
+        )
+        if not retryable or self.retries_used >= self.http_retries:
+            if retryable:
+                message = f"{verdict.message} (gave up after {self.retries_used} retries)"
+            else:
+                message = verdict.message
+            raise _Aborted(message) from exc
+        self.retries_used += 1
+        self.deferred = None
+        self.stream.discard_attempt(mark, verdict.message)
+        if verdict.action is ProviderErrorAction.REFLECT:
+            self.next_prompt = (
+                f"The provider rejected the previous request: {verdict.message}. "
+                "Correct the request and continue."
+            )
+            self._status(f"{verdict.message}; asking the model to correct it")
+        else:
+            self.next_prompt = None
+            self._status(
+                f"{verdict.message}; retry {self.retries_used} of {self.http_retries} "
+                f"in {verdict.delay_s:g}s",
+                retry_in_s=verdict.delay_s,
+            )
+            await self.sleep(verdict.delay_s)
+
+
 async def run_turn(
     agent: Agent[CoDeps, Any],
     prompt: str | Sequence[UserContent],
@@ -347,182 +601,17 @@ async def run_turn(
     journal: ToolJournal | None = None,
     resume_deferred: DeferredToolRequests | None = None,
 ) -> TurnResult:
-    """`resume_deferred`: the approvals a stored session was waiting for; asked first, then
-    the run continues from `history` (which ends with their calls) and `prompt` is unused.
-    `journal`: decided calls are written there before they run, and again as they return."""
-    sid = deps.session_id
-    usage = RunUsage()
-    limits = UsageLimits(request_limit=request_limit)  # one budget for every hop and retry
-    stream = EventStream(frontend, sid)
-    deps.frontend = frontend  # sub-agents started by this turn's tools report here
-    records: list[ApprovalRecord] = []
-    messages: list[ModelMessage] = list(history)
-    next_prompt: str | Sequence[UserContent] | None = prompt
-    deferred: DeferredToolResults | None = None
-    retries_used = 0
-    compacted = False
-    awaiting_approval = False
-    hop = _Hop()
-
-    def report_usage() -> None:
-        stream.usage(usage.input_tokens, usage.output_tokens, usage.requests)
-
-    def status(message: str, retry_in_s: float | None = None) -> None:
-        frontend.emit(
-            ev.Status(session_id=sid, message=message, level="warning", retry_in_s=retry_in_s)
-        )
-
-    def finish(result: TurnResult) -> TurnResult:
-        stream.close_open()
-        report_usage()
-        stream.end(output=result.output, interrupted=result.interrupted)
-        result.streamed_text = stream.streamed_text
-        result.approvals = records
-        result.save_error = save_error
-        return result
-
-    save_error: str | None = None
-
-    async def checkpoint(msgs: list[ModelMessage], pending: DeferredToolRequests | None) -> None:
-        if on_checkpoint is not None:
-            await saving(on_checkpoint(msgs, pending))
-
-    journaled: set[str] = set()
-
-    async def saving(write: Awaitable[None]) -> None:
-        nonlocal save_error
-        try:
-            await write
-        except Exception as exc:  # saving must never break the turn
-            if save_error is None:
-                save_error = f"could not save the session: {exc}"
-                status(save_error)
-
-    async def decide(requests: DeferredToolRequests) -> DeferredToolResults:
-        """Ask, then write the decisions ahead of the run they start."""
-        nonlocal awaiting_approval
-        awaiting_approval = True
-        batch = len(records)
-        results = await _decide_approvals(requests, deps, frontend, records, messages)
-        awaiting_approval = False
-        if journal is not None:
-            decided = records[batch:]
-            journaled.update(r.tool_call_id for r in decided)
-            await saving(journal.calls_decided(decided))
-        return results
-
-    async def call_finished(tool_call_id: str, result: str) -> None:
-        if journal is not None and tool_call_id in journaled:
-            await saving(journal.call_finished(tool_call_id, result))
-
-    async def done(result: TurnResult) -> TurnResult:
-        if not (result.interrupted and awaiting_approval):  # else the pending pause stays stored
-            await checkpoint(result.messages, None)
-        return finish(result)
-
-    def current_messages() -> list[ModelMessage]:
-        msgs = hop.messages(messages)
-        if next_prompt is not None and len(msgs) == len(messages):
-            # The prompt never reached the history (failed before the run started).
-            msgs = [*msgs, ModelRequest(parts=[UserPromptPart(content=next_prompt)])]
-        return msgs
-
-    frontend.emit(ev.TurnStart(session_id=sid, prompt=typed_prompt(prompt)))
-    try:
-        if resume_deferred is not None:
-            next_prompt = None
-            deferred = await decide(resume_deferred)
-        while True:
-            hop = _Hop()
-            mark = stream.attempt_mark()
-            try:
-                result = await _stream_hop(
-                    hop,
-                    agent,
-                    stream,
-                    prompt=next_prompt,
-                    history=messages,
-                    deferred=deferred,
-                    deps=deps,
-                    usage=usage,
-                    limits=limits,
-                    model_settings=model_settings,
-                    checkpoint=(lambda msgs: checkpoint(msgs, None)) if on_checkpoint else None,
-                    finished=call_finished if journal is not None else None,
-                )
-            except ModelAPIError as exc:
-                stream.close_open()
-                verdict = classify_provider_error(exc, retries_used)
-                messages = _drop_interrupted_tail(current_messages())
-                if verdict.action is ProviderErrorAction.CONTEXT_OVERFLOW and not compacted:
-                    # Once a turn: the context window (SendWindow) summarises before the retry.
-                    compacted = True
-                    stream.discard_attempt(mark, verdict.message)
-                    deps.compact_next_request = True
-                    next_prompt, deferred = None, None
-                    status(f"{verdict.message}; compacting the history")
-                    continue
-                retryable = verdict.action in (
-                    ProviderErrorAction.REFLECT,
-                    ProviderErrorAction.BACKOFF_RETRY,
-                )
-                if not retryable or retries_used >= http_retries:
-                    if retryable:
-                        verdict_msg = f"{verdict.message} (gave up after {retries_used} retries)"
-                    else:
-                        verdict_msg = verdict.message
-                    raise _Aborted(verdict_msg) from exc
-                retries_used += 1
-                deferred = None
-                stream.discard_attempt(mark, verdict.message)
-                if verdict.action is ProviderErrorAction.REFLECT:
-                    next_prompt = (
-                        f"The provider rejected the previous request: {verdict.message}. "
-                        "Correct the request and continue."
-                    )
-                    status(f"{verdict.message}; asking the model to correct it")
-                else:
-                    next_prompt = None
-                    status(
-                        f"{verdict.message}; retry {retries_used} of {http_retries} "
-                        f"in {verdict.delay_s:g}s",
-                        retry_in_s=verdict.delay_s,
-                    )
-                    await sleep(verdict.delay_s)
-                continue
-
-            messages = list(result.all_messages())
-            next_prompt = None
-            deps.compact_next_request = False
-            if isinstance(result.output, DeferredToolRequests):
-                report_usage()
-                await checkpoint(messages, result.output)
-                deferred = await decide(result.output)
-                continue
-            output = result.output if isinstance(result.output, str) else str(result.output)
-            return await done(TurnResult(messages, output, usage))
-    except (asyncio.CancelledError, RunCancelled, KeyboardInterrupt):
-        task = asyncio.current_task()
-        if task is not None:
-            task.uncancel()
-        patched = patch_dangling_tool_calls(current_messages())
-        return await done(TurnResult(patched, None, usage, interrupted=True))
-    except _Aborted as exc:
-        frontend.emit(ev.Error(session_id=sid, message=exc.message))
-        return await done(
-            TurnResult(patch_dangling_tool_calls(messages), None, usage, error=exc.message)
-        )
-    except UsageLimitExceeded as exc:
-        message = f"stopped: this turn reached its limit of {request_limit} model requests ({exc})"
-        frontend.emit(ev.Error(session_id=sid, message=message))
-        return await done(
-            TurnResult(patch_dangling_tool_calls(current_messages()), None, usage, error=message)
-        )
-    except Exception as exc:  # a failing tool or model must not take the app down
-        message = f"the turn failed: {type(exc).__name__}: {exc}"
-        frontend.emit(ev.Error(session_id=sid, message=message))
-        with contextlib.suppress(Exception):
-            messages = _drop_interrupted_tail(current_messages())  # a cut answer is not one
-        return await done(
-            TurnResult(patch_dangling_tool_calls(messages), None, usage, error=message)
-        )
+    """One turn with a fresh `TurnRunner`. `journal`: decided calls are written there before
+    they run, and again as they return."""
+    runner = TurnRunner(
+        agent,
+        deps=deps,
+        frontend=frontend,
+        model_settings=model_settings,
+        request_limit=request_limit,
+        http_retries=http_retries,
+        sleep=sleep,
+        on_checkpoint=on_checkpoint,
+        journal=journal,
+    )
+    return await runner.run(prompt, history=history, resume_deferred=resume_deferred)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic_ai import (
@@ -198,7 +198,8 @@ async def run_subagent(
     Cancellation and the shared budget running out propagate to the parent; any other
     failure comes back as `error` so the parent model can carry on without it."""
     sid = new_session_id()
-    child_deps = SubagentDeps.of(deps, inherited, typed, session_id=sid, frontend=frontend)
+    turn = replace(deps.turn, frontend=frontend)  # the parent turn's read-only approvals too
+    child_deps = SubagentDeps.of(deps, inherited, typed, session_id=sid, turn=turn)
     agent = build_subagent(model, tools, parent=deps, frontend=frontend)
     stream = EventStream(frontend, sid)
     handle: Any = None

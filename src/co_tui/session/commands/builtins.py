@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from co_tui.telemetry.tracing import traced_command
+from co_tui.telemetry.tracing import command_span
 
 if TYPE_CHECKING:
     from co_tui.agent.build import AgentBundle
@@ -559,8 +559,15 @@ def suggest(name: str, custom: Mapping[str, CustomCommand] | None = None) -> str
     return starts[0] if starts else None
 
 
-@traced_command
 async def dispatch(ctx: CommandContext, text: str) -> DispatchResult:
+    """Run the slash command `text` names, in its own span."""
+    with command_span(text) as span:
+        result = await _dispatch(ctx, text)
+        span.finished(known=result.known)
+        return result
+
+
+async def _dispatch(ctx: CommandContext, text: str) -> DispatchResult:
     name, arg = parse(text)
     command = COMMANDS.get(name)
     if command is None:

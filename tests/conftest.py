@@ -13,7 +13,11 @@ import pytest
 from hypothesis import settings
 from textual.widgets import TextArea
 
+from co_tui.shims import install_shims
 from tests.sizes import CI_EXAMPLES, DEV_EXAMPLES
+
+# The patches the app runs with, for the whole test session (co-tui installs them at its entry).
+install_shims()
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,6 +48,7 @@ os.environ.pop("TEXTUAL_THEME", None)
 
 # Longest first, so the workers finish together: the local model's cases (one worker holds
 # the model), then the other tiers that wait on a machine part or a process, then the rest.
+# The Docker cases share one worker too.
 _FIRST = ("llm", "docker", "bwrap", "browser", "e2e", "slow")
 
 
@@ -52,6 +57,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("llm"):
             item.add_marker(pytest.mark.xdist_group("local-model"))
+        elif item.get_closest_marker("docker"):
+            # One worker: a sandbox removes the containers of co-tui processes that ended
+            # (tests end some on purpose) and names containers after session ids.
+            item.add_marker(pytest.mark.xdist_group("docker-engine"))
 
     def rank(item: pytest.Item) -> int:
         names = {marker.name for marker in item.iter_markers()}

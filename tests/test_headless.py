@@ -1,4 +1,5 @@
-"""`co-tui -p` end to end, as a subprocess, against TestModel and a local HTTP server."""
+"""`co-tui -p` against TestModel and a local HTTP server: its command line run in this process
+(tests/cli_in_process.py), and as a subprocess where the process itself matters."""
 
 from __future__ import annotations
 
@@ -12,12 +13,20 @@ from pathlib import Path
 import pytest
 
 from co_tui.headless.runner import EXIT_NOT_SAVED
+from tests.cli_in_process import Ran, run_co_tui
 from tests.servers.fake_openai import error, error_mid_stream, serve, text, tool_call
 
 CLI = [str(Path(sys.executable).parent / "co-tui")]
 
 
-def run_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def run_cli(args: list[str], cwd: Path, **env: str) -> Ran:
+    """`co-tui ARGS` in this process (tests/cli_in_process.py)."""
+    return run_co_tui(args, cwd, {**os.environ, **env})
+
+
+def spawn_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """`co-tui ARGS` as a process of its own: what it writes to stderr includes its log
+    warnings, which pytest captures in this process."""
     return subprocess.run(
         [*CLI, *args],
         cwd=cwd,
@@ -37,13 +46,13 @@ def openai_env(url: str) -> dict[str, str]:
     }
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_version(tmp_path: Path) -> None:
     proc = run_cli(["--version"], tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("co-tui ")
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_stream_json_has_explicit_boundaries(tmp_path: Path) -> None:
     proc = run_cli(["-p", "hello", "--model", "test", "--output-format", "stream-json"], tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -55,7 +64,7 @@ def test_stream_json_has_explicit_boundaries(tmp_path: Path) -> None:
     assert len({e["session_id"] for e in events}) == 1
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_json_output_is_one_object_with_text_usage_and_tool_calls(tmp_path: Path) -> None:
     proc = run_cli(["-p", "hello", "--model", "test", "--output-format", "json"], tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -66,7 +75,7 @@ def test_json_output_is_one_object_with_text_usage_and_tool_calls(tmp_path: Path
     assert summary["denials"][0]["name"] == "run_shell_command"
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_streams_an_openai_compatible_server(tmp_path: Path) -> None:
     with serve([text("The sky is blue.", chunks=4)]) as srv:
         env = {"LLM_PROVIDER": "ollama", "OLLAMA_HOST": srv.url, "OLLAMA_MODEL": "fake"}
@@ -76,7 +85,7 @@ def test_streams_an_openai_compatible_server(tmp_path: Path) -> None:
     assert srv.requests[0].body["stream"] is True
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_429_with_retry_after_then_answer_after_about_a_second(tmp_path: Path) -> None:
     with serve([error(429, "busy", **{"Retry-After": "1"}), text("Paris.")]) as srv:
         env = {"LLM_PROVIDER": "ollama", "OLLAMA_HOST": srv.url, "OLLAMA_MODEL": "fake"}
@@ -90,7 +99,7 @@ def test_429_with_retry_after_then_answer_after_about_a_second(tmp_path: Path) -
     assert time.monotonic() - started >= 1
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_shell_call_is_denied_without_yes_and_the_denial_is_visible(tmp_path: Path) -> None:
     script = [tool_call("run_shell_command", cmd="echo ran > proof.txt"), text("I could not.")]
     with serve(script) as srv:
@@ -102,7 +111,7 @@ def test_shell_call_is_denied_without_yes_and_the_denial_is_visible(tmp_path: Pa
     assert tool_message["role"] == "tool" and "denied" in tool_message["content"]
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_shell_call_runs_with_yes_and_its_output_reaches_the_model(tmp_path: Path) -> None:
     script = [
         tool_call("run_shell_command", cmd="echo ran > proof.txt && echo wrote-it"),
@@ -122,7 +131,7 @@ def test_shell_call_runs_with_yes_and_its_output_reaches_the_model(tmp_path: Pat
     assert summary["text"] == "Done." and summary["tool_calls"][0]["status"] == "ok"
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_a_command_that_exits_non_zero_is_shown_as_failed(tmp_path: Path) -> None:
     script = [tool_call("run_shell_command", cmd="echo partial; exit 3"), text("It failed.")]
     with serve(script) as srv:
@@ -135,7 +144,7 @@ def test_a_command_that_exits_non_zero_is_shown_as_failed(tmp_path: Path) -> Non
     assert "partial" in tool_message["content"] and "exit code 3" in tool_message["content"]
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_abort_exits_non_zero_with_a_message(tmp_path: Path) -> None:
     with serve([error(401, "invalid api key")]) as srv:
         proc = run_cli(["-p", "hi"], tmp_path, **openai_env(srv.url))
@@ -145,7 +154,7 @@ def test_abort_exits_non_zero_with_a_message(tmp_path: Path) -> None:
     assert "sk-test-not-a-secret" not in proc.stderr + proc.stdout
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_status_names_provider_model_and_sandbox(tmp_path: Path) -> None:
     proc = run_cli(["status"], tmp_path, LLM_PROVIDER="ollama", OLLAMA_MODEL="llama3")
     assert proc.returncode == 0, proc.stderr
@@ -153,7 +162,7 @@ def test_status_names_provider_model_and_sandbox(tmp_path: Path) -> None:
         assert expected in proc.stdout, expected
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_words_of_a_failed_attempt_never_reach_stdout(tmp_path: Path) -> None:
     script = [error_mid_stream("The capital is Ly"), text("The capital is Paris.")]
     with serve(script) as srv:
@@ -164,7 +173,7 @@ def test_words_of_a_failed_attempt_never_reach_stdout(tmp_path: Path) -> None:
     assert "the server fell over; retry 1 of 2" in proc.stderr
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_stream_json_says_which_words_were_discarded(tmp_path: Path) -> None:
     script = [error_mid_stream("The capital is Ly"), text("The capital is Paris.")]
     with serve(script) as srv:
@@ -180,7 +189,7 @@ def test_stream_json_says_which_words_were_discarded(tmp_path: Path) -> None:
     assert complete["content"] == "The capital is Paris."
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_json_text_is_the_final_answer_only(tmp_path: Path) -> None:
     script = [error_mid_stream("The capital is Ly"), text("The capital is Paris.")]
     with serve(script) as srv:
@@ -190,7 +199,7 @@ def test_json_text_is_the_final_answer_only(tmp_path: Path) -> None:
     assert json.loads(proc.stdout)["text"] == "The capital is Paris."
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_text_mode_prints_no_words_from_before_a_tool_call(tmp_path: Path) -> None:
     script = [tool_call("run_shell_command", cmd="echo hi"), text("It said hi.")]
     with serve(script) as srv:

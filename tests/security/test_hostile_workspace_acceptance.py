@@ -14,7 +14,7 @@ import pytest
 
 from tests.security.test_project_trust import hostile_settings, marker, write_json
 from tests.servers.fake_openai import serve, text
-from tests.test_headless import openai_env, run_cli
+from tests.test_headless import openai_env, spawn_cli
 
 
 @pytest.mark.e2e
@@ -36,7 +36,7 @@ def test_hostile_workspace_starts_nothing_and_sends_nothing_from_outside(tmp_pat
     (workspace / ".co-tui" / "skills" / "linked").symlink_to(outside)
 
     with serve([text("hello")]) as srv:
-        proc = run_cli(["-p", "hi"], workspace, **openai_env(srv.url))
+        proc = spawn_cli(["-p", "hi"], workspace, **openai_env(srv.url))
 
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "hello"

@@ -38,6 +38,7 @@ from co_tui.session.health import project_trust_rows
 from co_tui.tui.app import CoApp
 from co_tui.tui.screens.trust import TrustScreen
 from co_tui.tui.widgets.items import Note, RenderedItem
+from tests.cli_in_process import Ran, run_co_tui
 from tests.servers.fake_openai import serve, text
 from tests.tui.helpers import wait_until
 
@@ -85,14 +86,10 @@ def marker(workspace: Path) -> Path:
     return workspace / "MCP-STARTED"
 
 
-def run_cli(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [CLI, "-p", "hi", "--model", "test", "--output-format", "json", *args],
-        cwd=workspace,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=120,
+def run_cli(workspace: Path, *args: str) -> Ran:
+    """`co-tui -p hi` in this process (tests/cli_in_process.py)."""
+    return run_co_tui(
+        ["-p", "hi", "--model", "test", "--output-format", "json", *args], workspace, os.environ
     )
 
 
@@ -103,7 +100,7 @@ def trust_lines(stderr: str) -> list[str]:
 # -- headless -------------------------------------------------------------------------------
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_headless_ignores_what_an_untrusted_project_would_widen(hostile: Path) -> None:
     proc = run_cli(hostile)
     assert proc.returncode == 0, proc.stderr
@@ -120,7 +117,7 @@ def test_headless_ignores_what_an_untrusted_project_would_widen(hostile: Path) -
     assert not trust_store_path().exists()  # nothing decided, nothing stored
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_trust_project_is_stored_remembered_and_asked_again_on_change(hostile: Path) -> None:
     proc = run_cli(hostile, "--trust-project")
     assert proc.returncode == 0, proc.stderr
@@ -149,7 +146,7 @@ def test_trust_project_is_stored_remembered_and_asked_again_on_change(hostile: P
     assert not marker(hostile).exists()
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_narrowing_project_settings_apply_without_a_word(tmp_path: Path) -> None:
     narrowing = {
         "max_request_limit": 3,
@@ -371,7 +368,7 @@ def test_memory_limits_are_compared_in_bytes() -> None:
     assert [w.setting for w in odd] == ["sandbox_mem_limit"]  # unreadable counts as larger
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_hidden_characters_survive_into_the_widening_not_the_terminal(tmp_path: Path) -> None:
     write_json(
         tmp_path / ".co-tui" / "settings.json", {"mcp_servers": {"a\x1b[2Kb": {"command": "x"}}}

@@ -32,7 +32,7 @@ from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
 from tests.knowledge.conftest import ctx_for
 from tests.servers.fake_openai import Reply, serve, text, tool_call
-from tests.test_headless import openai_env, run_cli
+from tests.test_headless import openai_env, spawn_cli
 
 SECRET = "HOST-SECRET-51c0ffee"
 INSIDE = "INSIDE-NOTE-text"
@@ -461,7 +461,7 @@ def test_headless_run_sends_nothing_from_outside(tmp_path: Path, host: Path, vau
     ]
     with serve(script) as srv:
         env = {**openai_env(srv.url), "OBSIDIAN_VAULT_PATH": str(vault)}
-        proc = run_cli(["-p", "read my notes", "--trust-project"], ws, **env)
+        proc = spawn_cli(["-p", "read my notes", "--trust-project"], ws, **env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "Nothing to see."
     assert len(srv.requests) == 5

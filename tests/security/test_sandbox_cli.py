@@ -22,7 +22,7 @@ def project(tmp_path: Path) -> Iterator[Path]:
     shutil.rmtree(path, ignore_errors=True)
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("backend", "why"),
     [
@@ -47,7 +47,7 @@ def test_print_mode_with_a_configured_backend_that_does_not_work_exits_2(
     assert why in line
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_status_shows_the_warning_when_nothing_isolates(project: Path, tmp_path: Path) -> None:
     proc = run_cli(["status"], project, DOCKER_HOST=NO_ENGINE, PATH=str(tmp_path), COLUMNS="500")
     assert proc.returncode == 0, proc.stderr
@@ -56,7 +56,7 @@ def test_status_shows_the_warning_when_nothing_isolates(project: Path, tmp_path:
     assert "no sandbox: commands run on this machine unisolated (docker: no Docker" in proc.stdout
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_status_shows_a_configured_backend_that_does_not_work(project: Path) -> None:
     proc = run_cli(
         ["status"], project, CO_TUI_SANDBOX_BACKEND="docker", DOCKER_HOST=NO_ENGINE, COLUMNS="500"

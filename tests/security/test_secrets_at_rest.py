@@ -9,7 +9,6 @@ import json
 import os
 import shlex
 import stat
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from co_tui.config.settings import Settings
 from co_tui.store.session_store import SessionStore
 from co_tui.telemetry.store import open_for_writing
 from co_tui.tui.widgets.prompt import PromptHistory
+from tests.cli_in_process import Ran, run_co_tui
 from tests.servers.fake_openai import serve, text, tool_call
 from tests.tui.helpers import SIZE, make_app, settle
 
@@ -103,15 +103,9 @@ def assert_private(root: Path) -> None:
     assert wrong == {}
 
 
-def run_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args],
-        cwd=cwd,
-        env={**os.environ, "CO_TUI_SANDBOX_BACKEND": "subprocess", **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def run_cli(args: list[str], cwd: Path, **env: str) -> Ran:
+    """`co-tui ARGS` in this process (tests/cli_in_process.py)."""
+    return run_co_tui(args, cwd, {**os.environ, "CO_TUI_SANDBOX_BACKEND": "subprocess", **env})
 
 
 def workspace(tmp_path: Path) -> Path:
@@ -120,7 +114,7 @@ def workspace(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_headless_run_with_test_model_leaves_only_private_files(tmp_path: Path) -> None:
     proc = run_cli(["-p", "hello", "--model", "test", "--yes"], workspace(tmp_path))
     assert proc.returncode == 0, proc.stderr
@@ -130,7 +124,7 @@ def test_headless_run_with_test_model_leaves_only_private_files(tmp_path: Path) 
     assert_private(data)
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_a_run_full_of_secrets_leaves_none_under_the_data_folder(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     (ws / "corpus.txt").write_text(CORPUS_TEXT)
@@ -192,7 +186,7 @@ def test_open_databases_keep_their_wal_and_shm_private(tmp_path: Path) -> None:
         spans.close()
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_existing_wide_files_are_narrowed_at_start(tmp_path: Path) -> None:
     data = user_data_dir()
     wide = ("history", "memories/0001-x.md", "logs/mcp-x.log", "notes-index/abc.sqlite")

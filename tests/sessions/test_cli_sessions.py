@@ -16,6 +16,7 @@ import pytest
 
 from co_tui.cli import with_bare_resume
 from co_tui.store.session_store import SessionStore
+from tests.cli_in_process import Ran, run_co_tui
 from tests.servers.fake_openai import serve, text
 
 CLI = [str(Path(sys.executable).parent / "co-tui")]
@@ -25,7 +26,13 @@ def env_for(url: str) -> dict[str, str]:
     return {**os.environ, "LLM_PROVIDER": "ollama", "OLLAMA_HOST": url, "OLLAMA_MODEL": "fake"}
 
 
-def run_cli(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_cli(args: list[str], cwd: Path, env: dict[str, str]) -> Ran:
+    """`co-tui ARGS` in this process (tests/cli_in_process.py)."""
+    return run_co_tui(args, cwd, env)
+
+
+def spawn_cli(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`co-tui ARGS` as a process of its own: for runs that overlap or get killed."""
     return subprocess.run(
         [*CLI, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
     )
@@ -62,7 +69,7 @@ def test_continue_and_resume_carry_the_conversation(tmp_path: Path, isolated_env
     assert info.cwd == str(tmp_path.resolve()) and info.message_count == 6
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_continue_with_nothing_to_continue_says_so(tmp_path: Path) -> None:
     proc = run_cli(["-p", "hi", "--continue", "-m", "test"], tmp_path, dict(os.environ))
     assert proc.returncode == 1 and "no earlier session in" in proc.stderr

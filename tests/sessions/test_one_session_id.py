@@ -24,6 +24,7 @@ from co_tui.config.settings import Settings
 from co_tui.store.session_store import SessionStore
 from co_tui.telemetry import default_db_path, shutdown_telemetry
 from co_tui.tui.app import CoApp
+from tests.cli_in_process import Ran, run_co_tui
 from tests.helpers import engine_unavailable
 from tests.sandbox.conftest import IMAGE, make_workspace
 from tests.servers.fake_openai import serve, text, tool_call
@@ -111,11 +112,10 @@ async def test_the_app_saves_traces_and_runs_under_the_deps_id(
     assert turn_span_session_ids() == [first, second]
 
 
-def run_cli(args: list[str], cwd: Path, url: str) -> subprocess.CompletedProcess[str]:
+def run_cli(args: list[str], cwd: Path, url: str) -> Ran:
+    """`co-tui ARGS` in this process (tests/cli_in_process.py)."""
     env = {**os.environ, "LLM_PROVIDER": "ollama", "OLLAMA_HOST": url, "OLLAMA_MODEL": "fake"}
-    return subprocess.run(
-        [*CLI, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
-    )
+    return run_co_tui(args, cwd, env)
 
 
 @pytest.mark.e2e

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from co_tui.shims import install_shims
+
 if TYPE_CHECKING:
     from co_tui.config.trust import LoadedSettings
 
@@ -15,6 +17,7 @@ EXIT_ERROR = 1
 
 
 def main() -> None:
+    install_shims()  # before anything imports openai, pydantic-ai or Textual
     # pydantic-ai prints a promotional banner on stderr at the first run; not in our output.
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
     if len(sys.argv) > 1:

@@ -63,9 +63,7 @@ def _openai_compatible(name: str, base_url: str, api_key: str, settings: Setting
     from pydantic_ai.models.openai import OpenAIChatModel
 
     from co_tui.shims.openai_chunks import ValidatingOpenAIProvider
-    from co_tui.shims.openai_stream_text import install_linear_stream_text
 
-    install_linear_stream_text()
     provider = ValidatingOpenAIProvider(base_url=base_url, api_key=api_key)
     model_settings = _model_settings(settings, provider_timeout(settings))
     return OpenAIChatModel(
@@ -83,7 +81,7 @@ def _resolve_one(provider: str, settings: Settings) -> ResolvedModel:
         from pydantic_ai.models.google import GoogleModel
         from pydantic_ai.providers.google import GoogleProvider
 
-        model = GoogleModel(
+        model: Model = GoogleModel(
             settings.gemini_model,
             provider=GoogleProvider(api_key=settings.gemini_api_key.get_secret_value()),
             # Google takes seconds only: the idle timeout (its client connects within 5 s).

@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from co_tui.shims import install_shims
+
 if TYPE_CHECKING:
     from aiohttp import web
 
@@ -273,6 +275,7 @@ def serve_command(
 
 def run_served_app(argv: list[str]) -> None:
     """One browser session's app (textual-serve runs this with its web driver)."""
+    install_shims()  # before anything imports openai, pydantic-ai or Textual
     parser = argparse.ArgumentParser(prog="co_tui.serve.server")
     parser.add_argument("--model")
     args = parser.parse_args(argv)

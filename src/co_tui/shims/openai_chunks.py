@@ -12,16 +12,17 @@ unexpected literal), where the default mode takes it as it comes.
 So the client co-tui gives pydantic-ai (`ValidatingOpenAI`) validates a response dict with
 the model's own validator and, only when that fails, constructs it as the SDK always has:
 the same objects for well-formed data, the SDK's leniency for the rest
-(tests/llm/test_openai_chunks.py). A test there fails when the SDK stops constructing
-responses in Python, to say this path can go.
+(tests/shims/test_openai_chunks.py). A test there fails when the SDK stops constructing
+responses in Python, to say this path can go. A subclass, not a patch: nothing to install.
+
+Upstream: no upstream issue filed.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import pydantic
 from openai import AsyncOpenAI
@@ -30,7 +31,6 @@ from openai._types import ModelBuilderProtocol
 from pydantic_ai.providers.openai import OpenAIProvider
 
 from co_tui.shims.openai_sse import CoalescingSSEDecoder
-from co_tui.shims.openai_transform import install_union_shortcut
 
 
 @cache
@@ -48,9 +48,9 @@ class ValidatingOpenAI(AsyncOpenAI):
         return CoalescingSSEDecoder()
 
     def _process_response_data(self, *, data: object, cast_to: Any, response: Any) -> Any:
-        if isinstance(data, dict) and inspect.isclass(cast_to) and _validates(cast_to):
+        if isinstance(data, dict) and isinstance(cast_to, type) and _validates(cast_to):
             try:
-                return cast_to.model_validate(data)
+                return cast("type[OpenAIModel]", cast_to).model_validate(data)
             except pydantic.ValidationError:
                 pass  # shaped off: construct it leniently, as the SDK does
         return super()._process_response_data(data=data, cast_to=cast_to, response=response)
@@ -58,8 +58,7 @@ class ValidatingOpenAI(AsyncOpenAI):
 
 class ValidatingOpenAIProvider(OpenAIProvider):
     """pydantic-ai's OpenAIProvider (its HTTP client and its lifecycle unchanged) with a
-    ValidatingOpenAI client. Its requests' bodies take the SDK's transform with the union
-    shortcut (co_tui/shims/openai_transform.py)."""
+    ValidatingOpenAI client."""
 
     def _create_openai_client(
         self,
@@ -69,7 +68,6 @@ class ValidatingOpenAIProvider(OpenAIProvider):
         http_client: Any,
         default_headers: Mapping[str, str] | None = None,
     ) -> AsyncOpenAI:
-        install_union_shortcut()
         client = super()._create_openai_client(
             base_url=base_url,
             api_key=api_key,

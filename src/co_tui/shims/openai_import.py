@@ -5,8 +5,13 @@ installed, and co-tui installs it (textual-serve, behind `co-tui serve`, needs i
 0.17 s of CPU at every start for a client pydantic-ai never makes: its OpenAI models use
 httpx. Marking the vendored module as absent sends openai down its own path for a machine
 without aiohttp (`DefaultAioHttpClient` then says to install the extra). textual-serve's
-aiohttp is untouched. tests/llm/test_openai_import.py fails once openai imports the
+aiohttp is untouched. install_shims() (co_tui/shims/__init__.py) runs it first, before
+anything imports openai. tests/shims/test_openai_import.py fails once openai imports the
 transport lazily, and this can go.
+
+Upstream: no upstream issue filed for the cost. The same eager import (openai/_base_client.py,
+`from ._vendor.httpx_aiohttp import ...` whenever aiohttp is installed) is what broke
+`import openai` with an old aiohttp: https://github.com/openai/openai-python/issues/3939.
 """
 
 from __future__ import annotations

@@ -16,9 +16,11 @@ is handled chunk by chunk exactly as without it, and a fast one in as many steps
 Any event with more in it (a role, a tool call, a finish reason, usage, an error, a field
 this module does not know) is passed on untouched and in order.
 
-tests/llm/test_openai_sse.py checks that any way of splitting a stream into reads gives the
+tests/shims/test_openai_sse.py checks that any way of splitting a stream into reads gives the
 same events, text joined, as the SDK's decoder, and fails when the SDK's decoder changes the
-steps mirrored here.
+steps mirrored here. A subclass used by ValidatingOpenAI, not a patch: nothing to install.
+
+Upstream: no upstream issue filed.
 """
 
 from __future__ import annotations

@@ -8,10 +8,15 @@ answer. Measured with `co-tui -p` against the fake server, 1 KB chunks: 5,000 ch
 whether citations may be placed.
 
 The shim replaces the class attribute with a descriptor whose value appends each chunk to a
-list and joins it when compared or printed, so `+=` is O(chunk). It is installed when an
-OpenAI chat model is built, changes no behaviour (tests/llm/test_openai_stream_text.py), and
-installs nothing once the attribute is no longer a plain str field. That test also fails when
-the upstream line changes, to say the shim can go.
+list and joins it when compared or printed, so `+=` is O(chunk). install_shims()
+(co_tui/shims/__init__.py) installs it once pydantic-ai's OpenAI model is imported; it changes
+no behaviour (tests/shims/test_openai_stream_text.py), and installs nothing once the attribute
+is no longer a plain str field. That test also fails when the upstream line changes, to say
+the shim can go.
+
+Upstream: no upstream issue filed for this attribute. The same quadratic assembly in
+pydantic-ai's parts manager, https://github.com/pydantic/pydantic-ai/issues/6432, was made
+linear by https://github.com/pydantic/pydantic-ai/pull/6485, which left this line as it was.
 """
 
 from __future__ import annotations

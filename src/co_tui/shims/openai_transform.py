@@ -16,9 +16,14 @@ PropertyInfo anywhere, the shim copies plain JSON data in one pass and returns t
 Anything else (a type that does rename or format, data holding a model, a date, a file, an
 omitted value, a tuple) takes the SDK's own path, unchanged.
 
-tests/llm/test_openai_transform.py checks that bodies pydantic-ai builds, and hostile ones,
+install_shims() (co_tui/shims/__init__.py) installs it once openai is imported.
+tests/shims/test_openai_transform.py checks that bodies pydantic-ai builds, and hostile ones,
 come out equal with and without the shim, and fails once the SDK stops transforming data
 against every member of a union, to say the shim can go.
+
+Upstream: https://github.com/openai/openai-python/pull/3616 (open) names the walk once per
+union member and fixes it for `parse()` only; the SDK generator's same code in Anthropic's
+SDK: https://github.com/anthropics/anthropic-sdk-python/issues/1195.
 """
 
 from __future__ import annotations

@@ -14,9 +14,12 @@ marked dirty when its size changed, its scrollbars updated; what moved is repain
 compositor's dirty regions. What `layout=False` skips besides the second pass are watchers
 of `virtual_size`, and neither Textual nor co-tui has one.
 
-tests/tui/test_layout_echo.py checks that a growing answer shows the same screen with one
+install_shims() (co_tui/shims/__init__.py) installs it once textual.widget is imported.
+tests/shims/test_layout_echo.py checks that a growing answer shows the same screen with one
 pass instead of two, and fails once Textual stops asking for the second pass, to say the
 shim can go.
+
+Upstream: no upstream issue filed.
 """
 
 from __future__ import annotations

@@ -191,9 +191,7 @@ class LocalModel(WrapperModel):
         from pydantic_ai.profiles.openai import OpenAIModelProfile
 
         from co_tui.shims.openai_chunks import ValidatingOpenAIProvider
-        from co_tui.shims.openai_stream_text import install_linear_stream_text
 
-        install_linear_stream_text()
         # Port and key are only known once the server runs; ensure_started() fills them in.
         provider = ValidatingOpenAIProvider(base_url="http://127.0.0.1:9/v1", api_key="not-started")
         # llama.cpp's server ignores `max_completion_tokens`: send the cap as `max_tokens`.

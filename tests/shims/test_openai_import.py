@@ -1,5 +1,6 @@
-"""openai is used without importing its aiohttp transport (co_tui/shims/openai_import.py), and
-the shim is still needed: openai still imports that transport eagerly."""
+"""openai is used without importing its aiohttp transport once install_shims() has run
+(co_tui/shims/openai_import.py), and the shim is still needed: openai still imports that
+transport eagerly."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from tests.servers.fake_openai import serve, text
 
 ANSWER_THROUGH_OPENAI = """
 import sys
-import co_tui.llm
+from co_tui.shims import install_shims
+install_shims()
 from pydantic_ai import Agent
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
@@ -29,6 +31,7 @@ def test_openai_answers_without_importing_aiohttp() -> None:
 
 
 def test_openai_still_imports_its_aiohttp_transport_eagerly() -> None:
-    # When this fails, openai imports the transport lazily: delete co_tui/shims/openai_import.py.
+    # When this fails, openai imports the transport lazily: delete co_tui/shims/openai_import.py
+    # and its line in co_tui/shims/__init__.py.
     lines = run_python("import sys, openai; print('aiohttp' in sys.modules)")
     assert lines == ["True"]

@@ -19,7 +19,7 @@ from pydantic_ai.messages import ModelResponseStreamEvent, PartDeltaEvent
 
 from co_tui.shims.openai_sse import TEXT_FIELDS, CoalescingSSEDecoder
 from tests.llm.conftest import streamed_through_openai
-from tests.llm.test_openai_chunks import FINAL, TOOL_CALL, chunk
+from tests.shims.test_openai_chunks import FINAL, TOOL_CALL, chunk
 from tests.sizes import examples
 
 ROLE = chunk({"role": "assistant", "content": ""})

@@ -42,8 +42,8 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
 @pytest.fixture
 def sdk_alone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The SDK's own transform for the test's duration (the shim is installed for good by
-    the first OpenAI client any test builds)."""
+    """The SDK's own transform for the test's duration (install_shims() installs the shim
+    for the whole test session: tests/conftest.py)."""
     install_union_shortcut()
     for name in ("_transform_recursive", "_async_transform_recursive"):
         shimmed = getattr(_transform, name)
@@ -55,7 +55,7 @@ def test_the_sdk_still_transforms_a_message_against_every_message_type(
     monkeypatch: pytest.MonkeyPatch, sdk_alone: None
 ) -> None:
     # When this fails, the SDK no longer walks a message once per member of the union:
-    # delete co_tui/shims/openai_transform.py and its install call in openai_chunks.py.
+    # delete co_tui/shims/openai_transform.py and its install in co_tui/shims/__init__.py.
     walks: list[type] = []
     original = _transform._transform_typeddict
 

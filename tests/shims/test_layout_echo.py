@@ -47,7 +47,8 @@ async def test_textual_still_lays_out_twice_for_one_change(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # When this fails, Textual no longer asks for a layout pass after each one that resized
-    # a widget: delete co_tui/shims/textual_layout_echo.py and its install call in tui/app.py.
+    # a widget: delete co_tui/shims/textual_layout_echo.py and its install in
+    # co_tui/shims/__init__.py.
     count, *_ = await passes_to_grow(monkeypatch, TEXTUAL_SIZE_UPDATED)
     assert count == 2
 

@@ -14,7 +14,7 @@ from tests.llm.conftest import streamed_through_openai
 
 def test_upstream_still_concatenates_the_attribute() -> None:
     # When this fails, pydantic-ai no longer copies the whole answer per chunk:
-    # delete co_tui/shims/openai_stream_text.py and its two install calls.
+    # delete co_tui/shims/openai_stream_text.py and its install in co_tui/shims/__init__.py.
     source = inspect.getsource(OpenAIStreamedResponse._map_text_delta)
     assert "self._raw_text_content += content" in source
 

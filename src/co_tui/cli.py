@@ -500,4 +500,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from co_tui.shims import install_shims
+
+    install_shims()
     main()

@@ -38,7 +38,6 @@ from textual.worker import Worker
 from co_tui.config.paths import user_data_dir
 from co_tui.context.usage import format_cost
 from co_tui.safety.signals import StopSignals, exit_code_for
-from co_tui.shims.textual_layout_echo import install_single_layout_pass
 from co_tui.tui.messages import (
     CancelRequested,
     CommandOutput,
@@ -125,7 +124,6 @@ class CoApp(App[None]):
         start: nothing else is injected then, and the project comes with the settings).
         `problems`: project files that could not be read, said once the session loads."""
         super().__init__()
-        install_single_layout_pass()
         self.project = project  # the project's files, and what waits for the user's trust
         self._problems = list(problems)
         self.load_error: str | None = None

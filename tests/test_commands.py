@@ -9,7 +9,7 @@ import pytest
 
 from co_tui.context.compaction import Compaction
 from co_tui.context.window import CompactResult
-from co_tui.session.commands import builtins as commands
+from co_tui.session import commands
 from co_tui.session.commands.custom import CustomCommand
 from co_tui.tui.palette import ranked
 

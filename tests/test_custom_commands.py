@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from co_tui.config.trust.project_files import ProjectView, read_project_files
-from co_tui.session.commands import builtins as commands
+from co_tui.session import commands
 from co_tui.session.commands.custom import MAX_BYTES, Loaded, load, parse
 
 

@@ -182,7 +182,8 @@ async def test_slash_tools_and_status_show_mcp_servers(
 ) -> None:
     from rich.console import Console
 
-    from co_tui.session.commands.builtins import CommandContext, dispatch
+    from co_tui.session.commands.dispatch import dispatch
+    from co_tui.session.commands.registry import CommandContext
 
     settings, connection, _ = connected
     bundle = bundle_calling(connection)

@@ -28,8 +28,8 @@ from co_tui.config.settings import Settings
 from co_tui.context.summaries import SUMMARY_PREFIX, approx_tokens, is_summary, trim_old_tool_output
 from co_tui.context.window import MARKER_TEXT, window_split
 from co_tui.protocol.recording import RecordingFrontend
+from co_tui.session import commands
 from co_tui.session.chat import ChatSession
-from co_tui.session.commands import builtins as commands
 from co_tui.store.session_store import SessionStore
 from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_deps, user_prompts

@@ -168,7 +168,8 @@ async def test_explicit_instructions_leave_out_the_skills_list(tmp_path: Path) -
 
 
 async def test_slash_skills(tmp_path: Path) -> None:
-    from co_tui.session.commands.builtins import CommandContext, dispatch
+    from co_tui.session.commands.dispatch import dispatch
+    from co_tui.session.commands.registry import CommandContext
 
     write_skill(project_skills(tmp_path), "mine", skill_md("mine", "Project skill"))
     write_skill(project_skills(tmp_path), "broken", "no frontmatter")

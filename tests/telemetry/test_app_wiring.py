@@ -66,7 +66,8 @@ async def test_f2_shows_spans_of_the_running_turn(tmp_path: Path) -> None:
 
 
 async def test_spans_command_without_the_app(tmp_path: Path) -> None:
-    from co_tui.session.commands.builtins import CommandContext, dispatch
+    from co_tui.session.commands.dispatch import dispatch
+    from co_tui.session.commands.registry import CommandContext
 
     shown: list[object] = []
     ctx = CommandContext([], make_deps(tmp_path), make_bundle("test"), Settings(), shown.append)

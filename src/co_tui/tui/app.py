@@ -366,7 +366,7 @@ class CoApp(App[None]):
     async def _load_custom_commands(self) -> None:
         """The user's /commands and, in a trusted project, the project's; what was skipped
         is said once, here."""
-        from co_tui.session.commands import builtins as commands
+        from co_tui.session import commands
         from co_tui.session.commands import custom as custom_commands
 
         loaded = await asyncio.to_thread(
@@ -605,7 +605,7 @@ class CoApp(App[None]):
 
     @work(group="command", exit_on_error=False)
     async def _run_command(self, text: str) -> None:
-        from co_tui.session.commands import builtins as commands
+        from co_tui.session import commands
 
         ready = await self.wait_ready()
         session = self.session

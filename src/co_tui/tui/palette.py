@@ -29,7 +29,7 @@ class SlashCommandProvider(Provider):
         return next((s for s in self.app.screen_stack if isinstance(s, ChatScreen)), None)
 
     def _entries(self) -> Iterator[tuple[str, str]]:
-        from co_tui.session.commands import builtins as commands
+        from co_tui.session import commands
 
         for cmd in commands.COMMANDS.values():
             yield cmd.name, cmd.description

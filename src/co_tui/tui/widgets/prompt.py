@@ -261,7 +261,7 @@ class PromptInput(RestingCursorTextArea):
         if not text.startswith("/") or " " in text or "\n" in text:
             self.app.action_focus_next()
             return
-        from co_tui.session.commands import builtins as commands
+        from co_tui.session import commands
 
         matches = commands.completions(text)
         if not matches:
@@ -371,7 +371,7 @@ class CompletionHint(Static):
     def show_for(self, text: str, custom: Mapping[str, CustomCommand] | None = None) -> None:
         hint = None
         if text.startswith("/"):  # else no hint, and no need for the commands (and pydantic)
-            from co_tui.session.commands import builtins as commands
+            from co_tui.session import commands
 
             hint = commands.hint_for(text, custom)
         self.update(hint or "")

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from co_tui.context.compaction import ContextWindow
 from co_tui.context.usage import UsageTotals, context_window
@@ -284,7 +284,7 @@ class ChatSession:
         vault = deps.obsidian_vault_path
         expanded = await asyncio.to_thread(expand, prompt, self.workspace, vault)
         for attachment in expanded.attachments:
-            level = "warning" if attachment.problem else "info"
+            level: Literal["info", "warning"] = "warning" if attachment.problem else "info"
             self.frontend.emit(
                 ev.Status(session_id=self.session_id, message=attachment.note, level=level)
             )

@@ -24,6 +24,7 @@ so span writes and session writes never wait on each other's locks.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import itertools
 import json
@@ -146,7 +147,21 @@ def _escape_like(text: str) -> str:
 
 
 def _info(row: Sequence[Any]) -> SessionInfo:
-    return SessionInfo(*row[:9], bool(row[9]), bool(row[10]), row[11], bool(row[12]))
+    return SessionInfo(
+        id=row[0],
+        title=row[1],
+        model=row[2],
+        cwd=row[3],
+        created=row[4],
+        updated=row[5],
+        format_version=row[6],
+        turns=row[7],
+        message_count=row[8],
+        has_pending=bool(row[9]),
+        interrupted=bool(row[10]),
+        forked_from=row[11],
+        headless=bool(row[12]),
+    )
 
 
 _P = ParamSpec("_P")
@@ -498,9 +513,8 @@ class SessionStore:
             same = len(old)
         else:
             differs = map(operator.is_not, old, messages)
-            same = next(itertools.compress(itertools.count(), differs), None)
-            if same is None:
-                same = min(len(old), len(messages))
+            first = next(itertools.compress(itertools.count(), differs), None)
+            same = min(len(old), len(messages)) if first is None else first
         return max(0, min(same, len(old) - RECHECK_TAIL))
 
     @staticmethod
@@ -664,7 +678,7 @@ class SessionStore:
         pending = self._pending(info, pending_data)
         if pending is not None and all(p.tool_call_id in runs for p in pending.approvals):
             pending = None  # decided before co-tui stopped: nothing is asked again
-        messages, unfinished = stored, []
+        messages, unfinished = stored, list[ToolRun]()
         if pending is None:
             messages, unfinished = _settle_unanswered(stored, runs)
         with self._lock:
@@ -697,7 +711,7 @@ class SessionStore:
         known: CompactionKind = kind if kind in ("window", "compact", "overflow") else "window"  # type: ignore[assignment]
         return Compaction(upto, tuple(replacement), known, trim_through)
 
-    def _migrate(self, info: SessionInfo, rows: list[bytes]) -> list[bytes]:
+    def _migrate(self, info: SessionInfo, rows: builtins.list[bytes]) -> builtins.list[bytes]:
         version = info.format_version
         if version > schema.FORMAT_VERSION:
             raise SessionFormatError(
@@ -719,7 +733,7 @@ class SessionStore:
         self._rewrite(info.id, rows)
         return rows
 
-    def _rewrite(self, session_id: str, rows: list[bytes]) -> None:
+    def _rewrite(self, session_id: str, rows: builtins.list[bytes]) -> None:
         with self._lock:
             db = self._db()
             with db:
@@ -733,7 +747,7 @@ class SessionStore:
                 )
 
     @staticmethod
-    def _decode(info: SessionInfo, rows: list[bytes]) -> list[ModelMessage]:
+    def _decode(info: SessionInfo, rows: builtins.list[bytes]) -> builtins.list[ModelMessage]:
         try:
             return decode_messages(rows)
         except pydantic.ValidationError:

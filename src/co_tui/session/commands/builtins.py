@@ -32,7 +32,7 @@ from co_tui.session.commands.registry import (
 
 
 async def _help(ctx: CommandContext, arg: str) -> None:
-    from rich.console import Group
+    from rich.console import Group, RenderableType
     from rich.table import Table
 
     def listing(title: str) -> Table:
@@ -48,7 +48,7 @@ async def _help(ctx: CommandContext, arg: str) -> None:
     table.add_row(
         Text("!<command>"), Text("run a shell command in the sandbox (no model involved)")
     )
-    parts: list[object] = [table]
+    parts: list[RenderableType] = [table]
     if ctx.custom:
         custom = listing("Your commands (a prompt from a Markdown file)")
         for command in ctx.custom.values():

@@ -1,6 +1,6 @@
 # The two commands a new user needs: `make run` opens the app, `make test` runs the tests.
 # Both create .venv on first use. llama.cpp (the embedded local model) is compiled once with
-# CPU flags that are safe on every x86-64 machine (see README, "The embedded local model").
+# CPU flags that are safe on every x86-64 machine (see docs/local-model.md).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -41,8 +41,8 @@ test-fast: install-dev
 		-m "not (docker or bwrap or llm or browser or e2e or slow)" $(PYTEST_ARGS)
 
 lint: install-dev
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
 	$(BIN)/mypy
 
 bench: install-dev

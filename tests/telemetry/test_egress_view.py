@@ -83,13 +83,13 @@ async def test_the_view_lists_a_fetch_with_destination_bytes_and_sources(
         assert "left this machine" in title
         # Enter opens the call's trace, with the egress span selected.
         await pilot.press("enter")
-        await until(pilot, lambda: bool(screen.tree.root.children))
+        await until(pilot, lambda: bool(screen.trace_tree.root.children))
         await until(
             pilot,
             lambda: (
-                screen.tree.cursor_node is not None
-                and screen.tree.cursor_node.data is not None
-                and screen.tree.cursor_node.data.name == "egress web_fetch"
+                screen.trace_tree.cursor_node is not None
+                and screen.trace_tree.cursor_node.data is not None
+                and screen.trace_tree.cursor_node.data.name == "egress web_fetch"
             ),
         )
         await pilot.press("e")  # back to the spans

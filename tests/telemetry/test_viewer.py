@@ -114,7 +114,7 @@ async def test_enter_opens_the_trace_tree_and_details(tmp_path: Path) -> None:
         for _ in range(target):
             await pilot.press("down")
         await pilot.press("enter")
-        tree: Tree[Any] = screen.tree
+        tree: Tree[Any] = screen.trace_tree
         await until(pilot, lambda: len(tree.root.children) == 1)
         assert screen.focused is tree
         turn = tree.root.children[0]

@@ -31,7 +31,7 @@ def test_span_screen(snap_compare: Any, tmp_path: Path, utc: None) -> None:
         await until(pilot, lambda: screen.table.row_count == 16)
         await pilot.press("down", "down")  # the failed tool call of the newest turn
         await pilot.press("enter")
-        await until(pilot, lambda: bool(screen.tree.root.children))
+        await until(pilot, lambda: bool(screen.trace_tree.root.children))
         await pilot.pause(0.2)
 
     assert snap_compare(ChatStandIn(screen), terminal_size=(120, 36), run_before=run_before)

@@ -147,7 +147,7 @@ async def test_a_batch_is_laid_out_once_when_it_ends() -> None:
             passes = LayoutPasses(app.screen)
             with contextlib.ExitStack() as stack:
                 if batched:
-                    stack.enter_context(lines.batch())
+                    stack.enter_context(lines.batch_changes())
                 for n in range(3):
                     lines.add(Text(f"block {n}"))
                     await pilot.pause()  # frames pass meanwhile

@@ -109,7 +109,7 @@ def build_agent(
     )
     specs = builtin_tool_specs(settings, all_approval=all_approval)
     for func in AGENT_TOOLS:
-        agent.tool(func, requires_approval=specs[func.__name__].requires_approval)
+        agent.tool(requires_approval=specs[func.__name__].requires_approval)(func)
     # Skills: load_skill, and their list in the instructions.
     register_skills(agent, all_approval=all_approval, list_in_prompt=instructions is None)
     return AgentBundle(agent, model_settings, specs, resolved, summarizer)

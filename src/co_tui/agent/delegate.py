@@ -7,9 +7,11 @@ itself, so the guard counts the report as what it read.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
 
 from co_tui.context.deps import CoDeps
 from co_tui.policy.egress import Source
@@ -47,6 +49,8 @@ async def delegate(
             f"Not available to sub-agents: {', '.join(unknown)}. "
             f"Choose from: {', '.join(sorted(available))}."
         )
+    # co-tui runs no realtime sessions: the model and its settings are request-response ones.
+    assert isinstance(ctx.model, Model)
     result = await run_subagent(
         task,
         model=ctx.model,
@@ -55,7 +59,7 @@ async def delegate(
         frontend=ctx.deps.turn.frontend or NullFrontend(),
         usage=ctx.usage,
         limits=ctx.usage_limits,
-        model_settings=ctx.model_settings,
+        model_settings=cast("ModelSettings | None", ctx.model_settings),
         inherited=run_sources(ctx),
         typed=run_typed(ctx),
     )

@@ -216,7 +216,7 @@ def attach_mcp(bundle: AgentBundle, connection: MCPConnection) -> None:
     def mcp_toolsets(ctx: RunContext[CoDeps]) -> AbstractToolset[Any]:
         return combined
 
-    bundle.agent.toolset(mcp_toolsets, per_run_step=False)
+    bundle.agent.toolset(per_run_step=False)(mcp_toolsets)
     bundle.tool_specs.update((spec.name, spec) for spec in connection.tool_specs)
 
 

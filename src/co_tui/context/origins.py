@@ -159,9 +159,9 @@ def iter_sources(
     calls: dict[str, dict[str, Any]] = {}
     for message in messages:
         if isinstance(message, ModelResponse):
-            for part in message.parts:
-                if isinstance(part, ToolCallPart):
-                    calls[part.tool_call_id] = tool_args(part)
+            calls |= {
+                p.tool_call_id: tool_args(p) for p in message.parts if isinstance(p, ToolCallPart)
+            }
             continue
         if not isinstance(message, ModelRequest):
             continue

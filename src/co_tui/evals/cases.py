@@ -147,7 +147,7 @@ def _parse_history(raw: Any, tools: Mapping[str, set[str]], where: str) -> list[
             raise ValueError(f"{at}.role must be one of {', '.join(HISTORY_ROLES)}")
         if role == "call":
             tool, args = item.get("tool"), item.get("args", {})
-            if tool not in tools:
+            if not isinstance(tool, str) or tool not in tools:
                 raise ValueError(f"{at}.tool {tool!r} is not a registered tool")
             if not isinstance(args, dict):
                 raise ValueError(f"{at}.args must be an object")

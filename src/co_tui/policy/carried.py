@@ -65,9 +65,9 @@ def _gram_hits(value: str, text: str, k: int) -> list[int]:
                 hits.extend(where)
     else:  # many grams: one pass over the text beats a search per gram
         for j in range(len(text) - k + 1):
-            where = positions.pop(text[j : j + k], None)
-            if where is not None:
-                hits.extend(where)
+            found = positions.pop(text[j : j + k], None)
+            if found is not None:
+                hits.extend(found)
                 if not positions:
                     break
     return sorted(hits)

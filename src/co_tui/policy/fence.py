@@ -76,9 +76,9 @@ def fence_messages(messages: Sequence[ModelMessage], table: ToolTable) -> list[M
     out: list[ModelMessage] = []
     for message in messages:
         if isinstance(message, ModelResponse):
-            for part in message.parts:
-                if isinstance(part, ToolCallPart):
-                    calls[part.tool_call_id] = tool_args(part)
+            calls |= {
+                p.tool_call_id: tool_args(p) for p in message.parts if isinstance(p, ToolCallPart)
+            }
         if not isinstance(message, ModelRequest):
             out.append(message)
             continue

@@ -17,6 +17,7 @@ Needs a POSIX system (open with dir_fd, O_NOFOLLOW, O_DIRECTORY).
 
 from __future__ import annotations
 
+import builtins
 import codecs
 import os
 import stat
@@ -310,7 +311,9 @@ class Folder(Protocol):
         """As read_text_within."""
         ...
 
-    def files_below(self, relative: str | PurePath, descend: Callable[[str], bool]) -> list[str]:
+    def files_below(
+        self, relative: str | PurePath, descend: Callable[[str], bool]
+    ) -> builtins.list[str]:
         """The regular files below root/relative (paths below it), entering only folders
         whose name passes `descend`; links and other kinds left out."""
         ...
@@ -338,7 +341,9 @@ class DiskFolder:
     ) -> str:
         return read_text_within(self.root, relative, limit=limit, truncate=truncate, errors=errors)
 
-    def files_below(self, relative: str | PurePath, descend: Callable[[str], bool]) -> list[str]:
+    def files_below(
+        self, relative: str | PurePath, descend: Callable[[str], bool]
+    ) -> builtins.list[str]:
         found: list[str] = []
         for prefix, entries in walk_within(self.root, relative, descend=descend):
             found += [prefix + e.name for e in entries if e.is_file(follow_symlinks=False)]

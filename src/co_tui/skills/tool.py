@@ -71,6 +71,6 @@ def register_skills(
 ) -> None:
     """Register load_skill (its source label: SOURCE), and the skills list as dynamic
     instructions when `list_in_prompt`."""
-    agent.tool(load_skill, requires_approval=all_approval)
+    agent.tool(requires_approval=all_approval)(load_skill)
     if list_in_prompt:
         agent.instructions(skills_instructions)

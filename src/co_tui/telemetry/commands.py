@@ -22,6 +22,7 @@ def write_trace_page(db_path: Path, trace: str | None, output: Path | None, echo
     if conn is None:
         echo(f"co-tui: no spans recorded yet ({db_path} does not exist; is telemetry on?)")
         return 1
+    trace_id: str | None
     try:
         if trace:
             matches = resolve_trace_id(conn, trace)

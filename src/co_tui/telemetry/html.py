@@ -72,8 +72,10 @@ def _span_html(span: SpanDetail, t0: int, total_ns: int, out: list[str]) -> None
         "</span></span></summary>"
     )
     attributes = {k: expand_json(v) for k, v in sorted(span.attributes.items())}
-    detail = {"span_id": span.id, "parent_id": span.parent_id, "kind": span.kind,
-              "status": span.status_code, "attributes": attributes}  # fmt: skip
+    detail: dict[str, object] = {
+        "span_id": span.id, "parent_id": span.parent_id, "kind": span.kind,
+        "status": span.status_code, "attributes": attributes,
+    }  # fmt: skip
     if span.events:
         detail["events"] = span.events
     out.append(

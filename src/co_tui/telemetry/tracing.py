@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from co_tui.telemetry.setup import active_telemetry
 
 if TYPE_CHECKING:
+    from opentelemetry.util.types import AnyValue
+
     from co_tui.sandbox.base import CommandResult, SandboxProtocol
 
 P = ParamSpec("P")
@@ -64,7 +66,10 @@ def turn_span(session_id: str, prompt: object) -> Iterator[TurnSpan]:
     if telemetry is None:
         yield TurnSpan()
         return
-    attributes = {"co.session_id": session_id, "co.turn.prompt_chars": len(str(prompt))}
+    attributes: dict[str, AnyValue] = {
+        "co.session_id": session_id,
+        "co.turn.prompt_chars": len(str(prompt)),
+    }
     with telemetry.tracer.start_as_current_span("turn", attributes=attributes) as span:
         yield TurnSpan(span)
 
@@ -198,7 +203,7 @@ class TracingSandbox:
         telemetry = active_telemetry()
         if telemetry is None:
             return await self._inner.run_command(cmd, timeout=timeout, read_only=read_only)
-        attributes = {
+        attributes: dict[str, AnyValue] = {
             "co.sandbox.name": str(self._inner.name),
             "co.sandbox.isolation": str(self._inner.isolation_level),
             "co.sandbox.command": cmd,
@@ -231,4 +236,4 @@ class TracingSandbox:
 def traced_sandbox(sandbox: SandboxProtocol) -> SandboxProtocol:
     if isinstance(sandbox, TracingSandbox):
         return sandbox
-    return TracingSandbox(sandbox)  # type: ignore[return-value]
+    return TracingSandbox(sandbox)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai.models import Model
 
 from co_tui.context.deps import CoDeps
 from co_tui.memory.config import memories_dir
@@ -46,6 +47,7 @@ async def save_memory(
         raise ModelRetry("The memory is empty: pass the fact to remember in `content`.")
     if len(content) > MAX_MEMORY_CHARS:
         raise ModelRetry(f"The memory is too long (max {MAX_MEMORY_CHARS} characters).")
+    assert isinstance(ctx.model, Model)  # co-tui runs no realtime sessions
     outcome = await save_memory_entry(content, tags, ctx.deps.memory, model=ctx.model)
     verb = "Updated" if outcome.action == "updated" else "Saved"
     lines = [f"{verb} memory #{outcome.memory.id}: {outcome.memory.headline}"]

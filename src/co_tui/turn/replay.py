@@ -118,11 +118,11 @@ def replay(
             if is_summary(message):
                 yield ev.Status(session_id=session_id, message=SUMMARY_NOTE)
                 continue
-            for part in message.parts:
-                if isinstance(part, UserPromptPart):
+            for request_part in message.parts:
+                if isinstance(request_part, UserPromptPart):
                     yield from end_turn()
                     in_turn, interrupted = True, False
-                    prompt = _prompt_text(part.content)
+                    prompt = _prompt_text(request_part.content)
                     yield ev.TurnStart(session_id=session_id, prompt=prompt, replayed=True)
             continue
         assert isinstance(message, ModelResponse)

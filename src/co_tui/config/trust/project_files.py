@@ -15,6 +15,7 @@ read and says so.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import os
 import stat
@@ -127,7 +128,9 @@ class ProjectFiles:
         except UnicodeDecodeError:
             raise ReadRefused(self.root, _normal(relative), NOT_UTF8) from None
 
-    def files_below(self, relative: str | PurePath, descend: Callable[[str], bool]) -> list[str]:
+    def files_below(
+        self, relative: str | PurePath, descend: Callable[[str], bool]
+    ) -> builtins.list[str]:
         rel = _normal(relative)
         prefix = f"{rel}/" if rel else ""
         found = []

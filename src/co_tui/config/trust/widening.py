@@ -253,7 +253,7 @@ _POLICY_RANK = {"deny": 0, "ask": 1, "allow": 2}
 def web_policy(base: WebPolicy, full: WebPolicy) -> Change:
     """Per tool: a more permissive policy widens; the stricter of the two applies."""
     found: list[tuple[str, str]] = []
-    narrowed: dict[str, str] = {}
+    narrowed: dict[str, Literal["allow", "ask", "deny"]] = {}
     for tool in ("search", "fetch"):
         b, f = getattr(base, tool), getattr(full, tool)
         if _POLICY_RANK[f] > _POLICY_RANK[b]:

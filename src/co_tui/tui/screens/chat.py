@@ -278,7 +278,7 @@ class ChatScreen(Screen[None]):
 
     # -- the @ picker --
     def _follow_mention(self) -> None:
-        self.picker.query = mention_at_cursor(self.prompt.line_before_cursor())
+        self.picker.mention = mention_at_cursor(self.prompt.line_before_cursor())
 
     def _picker_opened(self, open_: bool) -> None:
         self.prompt.mention_open = open_

@@ -15,7 +15,7 @@ import contextlib
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.json import JSON
@@ -159,7 +159,7 @@ class SpanScreen(Screen[None]):
     SpanScreen #spans-details { width: 3fr; border: round $primary-muted; padding: 0 1; }
     SpanScreen #spans-tree:focus, SpanScreen #spans-details:focus { border: round $accent; }
     """
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("escape", "back", "Back to chat"),
         Binding("slash,f", "focus_filter", "Filter"),
         Binding("t", "focus_table", "Spans"),
@@ -221,7 +221,7 @@ class SpanScreen(Screen[None]):
         return self.query_one("#spans-egress", DataTable)
 
     @property
-    def tree(self) -> Tree[SpanDetail | None]:
+    def trace_tree(self) -> Tree[SpanDetail | None]:
         return self.query_one("#spans-tree", Tree)
 
     def on_mount(self) -> None:
@@ -436,7 +436,7 @@ class SpanScreen(Screen[None]):
 
     def _show_trace(self, trace_id: str, spans: list[SpanDetail], span_id: str | None) -> None:
         self.trace_id = trace_id
-        tree = self.tree
+        tree = self.trace_tree
         tree.clear()
         roots = build_tree(spans)
         total = sum(s.duration_ms or 0 for s in roots)
@@ -466,7 +466,7 @@ class SpanScreen(Screen[None]):
             self.call_after_refresh(self._select_node, target)
 
     def _select_node(self, node: TreeNode[SpanDetail | None]) -> None:
-        self.tree.move_cursor(node)
+        self.trace_tree.move_cursor(node)
         if node.data is not None:
             self.show_details(node.data)
 

@@ -81,7 +81,10 @@ class HangupSafeDriver(LinuxDriver):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The stream Textual's writer thread writes to (a private attribute of Textual 8.2).
-        self._file = _DropWhenGone(self._file)  # type: ignore[has-type]
+        # Textual leaves it unannotated, so its type is inferred from sys.__stderr__ alone,
+        # though its writer thread takes any IO[str].
+        if self._file is not None:
+            self._file = _DropWhenGone(self._file)  # type: ignore[assignment]
         self._wake: _WakePipe | None = None  # the running input thread's
 
     def start_application_mode(self) -> None:

@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from signal import _HANDLER
+
     from textual.app import App
 
 FALLBACK = "vi"
@@ -74,7 +76,7 @@ def _let_pass(signum: int, frame: object) -> None:
 def keyboard_signals_go_to_the_editor() -> Iterator[None]:
     """While inside, Ctrl+C and Ctrl+\\ at the terminal do nothing to co-tui (main thread
     only; elsewhere Python's handlers stay, as they must)."""
-    previous: dict[int, object] = {}
+    previous: dict[signal.Signals, _HANDLER] = {}
     try:
         for signum in KEYBOARD_SIGNALS:
             previous[signum] = signal.signal(signum, _let_pass)
@@ -84,7 +86,7 @@ def keyboard_signals_go_to_the_editor() -> Iterator[None]:
         yield
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
+            signal.signal(signum, handler)
 
 
 def _run(argv: list[str], shown: str) -> str:

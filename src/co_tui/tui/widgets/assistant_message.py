@@ -106,7 +106,7 @@ class AssistantMessage(RenderedLines, TranscriptItem):
         text = self._live_text + chunk
         finished, reopen, rest = split_finished(text)
         render_s = 0.0
-        with self.batch():  # one layout for the whole flush
+        with self.batch_changes():  # one layout for the whole flush
             if finished and (len(finished) >= COMMIT_CHARS or reopen):
                 for index, piece in enumerate(split_blocks(finished)):
                     if index:

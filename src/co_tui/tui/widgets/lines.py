@@ -60,7 +60,7 @@ class RenderedLines(Widget):
         height, first_changed = self._height, len(self._lines)
         self._blocks.append(renderable)
         if self._width:
-            self._lines.extend(self._render(renderable, self._width))
+            self._lines.extend(self._render_block(renderable, self._width))
         if replacing_tail:
             self._tail, self._tail_lines = None, []
         self._changed(height, first_changed)
@@ -78,7 +78,7 @@ class RenderedLines(Widget):
         return len(self._lines) + len(self._tail_lines)
 
     @contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch_changes(self) -> Iterator[None]:
         """Changes made inside are painted together when it ends: one layout, not one per
         change, however often the event loop runs meanwhile."""
         self._batch_start = (self._height, len(self._lines))
@@ -98,7 +98,7 @@ class RenderedLines(Widget):
         elif first_changed < height:  # only these lines are painted again
             self.refresh(Region(0, first_changed, self._width, height - first_changed))
 
-    def _render(self, renderable: RenderableType, width: int) -> list[Strip]:
+    def _render_block(self, renderable: RenderableType, width: int) -> list[Strip]:
         console = self.app.console
         options = console.options.update_width(width).update(height=None)
         segments = console.render(renderable, options)
@@ -107,12 +107,12 @@ class RenderedLines(Widget):
     def _render_tail(self, width: int) -> list[Strip]:
         if self._tail is None or not width:
             return []
-        return self._render(self._tail, width)
+        return self._render_block(self._tail, width)
 
     def _ensure_width(self, width: int) -> None:
         if width != self._width and width > 0:
             self._width = width
-            self._lines = [s for block in self._blocks for s in self._render(block, width)]
+            self._lines = [s for block in self._blocks for s in self._render_block(block, width)]
             self._tail_lines = self._render_tail(width)
             self._painted.clear()
 

@@ -69,7 +69,7 @@ class MentionPicker(OptionList):
     MentionPicker.-open { display: block; }
     """
 
-    query: reactive[str | None] = reactive(None, init=False)
+    mention: reactive[str | None] = reactive(None, init=False)
     open: reactive[bool] = reactive(False, init=False)
 
     @dataclass
@@ -93,7 +93,7 @@ class MentionPicker(OptionList):
         self._dismissed = True
         self.open = False
 
-    def watch_query(self, query: str | None) -> None:
+    def watch_mention(self, query: str | None) -> None:
         if query is None:
             self.open = self._dismissed = False
             self._candidates = None  # listed again next time: files come and go
@@ -114,8 +114,8 @@ class MentionPicker(OptionList):
 
     def _listed(self, candidates: list[Candidate]) -> None:
         self._candidates = candidates
-        if self.query is not None and not self._dismissed:
-            self._show(self.query)
+        if self.mention is not None and not self._dismissed:
+            self._show(self.mention)
 
     def _show(self, query: str) -> None:
         candidates = self._candidates or []
@@ -132,7 +132,7 @@ class MentionPicker(OptionList):
             self.app.call_from_thread(self._display, query, best)
 
     def _display(self, query: str, best: list[tuple[Candidate, Sequence[int]]]) -> None:
-        if query != self.query or self._dismissed:  # typed on meanwhile
+        if query != self.mention or self._dismissed:  # typed on meanwhile
             return
         self._shown = [c for c, _ in best]
         self.clear_options()
@@ -151,7 +151,7 @@ class MentionPicker(OptionList):
         if not self.open or self.highlighted is None or not self._shown:
             return False
         self.post_message(self.Chosen(self._shown[self.highlighted].inserted))
-        self.query = None
+        self.mention = None
         return True
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

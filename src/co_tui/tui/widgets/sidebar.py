@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.timer import Timer
@@ -64,7 +65,7 @@ class Sidebar(VerticalScroll):
         self._thinking_title = Static("Thinking", classes="sb-title")
         self._subagents_title = Static("Sub-agents", classes="sb-title")
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield self._thinking_title
         yield self._thinking_view
         yield Static("Tools this turn", classes="sb-title")

@@ -11,6 +11,7 @@ from functools import partial
 from rich.console import RenderableType
 from rich.panel import Panel
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
@@ -60,7 +61,7 @@ class ToolCallBlock(Vertical, TranscriptItem):
             text.append(f"  {self.duration_s:.1f}s")
         return text
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         self._composed = True
         yield self._line
         if self._result is not None:

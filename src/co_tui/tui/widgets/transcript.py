@@ -103,7 +103,12 @@ class Transcript(VerticalScroll):
     async def layout_settled(self) -> None:
         """Wait until pending layout (a committed block's new height) reached the screen."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.call_after_refresh(lambda: done.done() or done.set_result(None))
+
+        def settle() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        self.call_after_refresh(settle)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(done, 0.5)
 

@@ -45,7 +45,7 @@ class UserMessage(Widget, TranscriptItem):
     """
 
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
-        Binding("enter,space", "toggle", "Expand / fold", show=False),
+        Binding("enter,space", "toggle_fold", "Expand / fold", show=False),
     ]
 
     expanded = reactive(False, layout=True)
@@ -82,13 +82,13 @@ class UserMessage(Widget, TranscriptItem):
     def _summary(self, action: str) -> Text:
         return Text(f"{paste_summary(self.text)} · {action}", style="dim italic")
 
-    def action_toggle(self) -> None:
+    def action_toggle_fold(self) -> None:
         self.expanded = not self.expanded
 
     def on_click(self, event: Click) -> None:
         if self.foldable:
             event.stop()
-            self.action_toggle()
+            self.action_toggle_fold()
 
     def archived(self) -> WidgetFactory:
         return partial(UserMessage, self.text)

@@ -310,7 +310,7 @@ class ChatScreen(Screen[None]):
         self.prompt.insert(event.text)
 
     def dispatch(self, text: str) -> None:
-        from co_tui.session.commands import builtins as commands
+        from co_tui.session import commands
 
         stripped = text.strip()
         if not stripped:

@@ -140,11 +140,16 @@ def no_telemetry_leaks_between_tests() -> Iterator[None]:
 
 
 @pytest.fixture
-def snap_compare(snap_compare: Any) -> Any:
-    """pytest-textual-snapshot's snap_compare, with every text cursor still before the
-    screenshot. The prompt's cursor rests after 10 s without input and blinks again at the
-    next key (tui/widgets/resting_cursor.py): on a loaded machine a test can take longer than
-    that, and the screenshot caught the blink in either phase."""
+def snap_compare(snap_compare: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """pytest-textual-snapshot's snap_compare, with every text cursor still. The prompt's
+    cursor rests after 10 s without input and blinks again at the next key
+    (tui/widgets/resting_cursor.py): on a loaded machine a test took longer than that, its
+    next key started the blink again, and the screenshot caught either phase (of the screen
+    in front, or of one behind a dialog, drawn last before the dialog opened). Here it never
+    rests during a test, and every cursor is still when the screenshot is taken."""
+    from co_tui.tui.widgets import resting_cursor
+
+    monkeypatch.setattr(resting_cursor, "REST_AFTER_S", 3600.0)
 
     def compare(app: Any, *args: Any, run_before: Any = None, **kwargs: Any) -> Any:
         async def then_still(pilot: Any) -> None:

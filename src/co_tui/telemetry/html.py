@@ -73,9 +73,12 @@ def _span_html(span: SpanDetail, t0: int, total_ns: int, out: list[str]) -> None
     )
     attributes = {k: expand_json(v) for k, v in sorted(span.attributes.items())}
     detail: dict[str, object] = {
-        "span_id": span.id, "parent_id": span.parent_id, "kind": span.kind,
-        "status": span.status_code, "attributes": attributes,
-    }  # fmt: skip
+        "span_id": span.id,
+        "parent_id": span.parent_id,
+        "kind": span.kind,
+        "status": span.status_code,
+        "attributes": attributes,
+    }
     if span.events:
         detail["events"] = span.events
     out.append(

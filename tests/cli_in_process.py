@@ -27,6 +27,8 @@ class Ran:
     stdout: str
     stderr: str
     args: tuple[str, ...] = ()
+    stdout_bytes: bytes = b""
+    stderr_bytes: bytes = b""
 
 
 def run_co_tui(
@@ -52,4 +54,11 @@ def run_co_tui(
         finally:
             shutdown_telemetry()
             models.ALLOW_MODEL_REQUESTS = allowed
-    return Ran(result.exit_code, result.stdout, result.stderr, tuple(args))
+    return Ran(
+        result.exit_code,
+        result.stdout,
+        result.stderr,
+        tuple(args),
+        result.stdout_bytes,
+        result.stderr_bytes,
+    )

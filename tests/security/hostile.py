@@ -143,5 +143,6 @@ def build_hostile_project(root: Path, url: str) -> None:
 
 
 def _marker_server(root: Path) -> dict[str, object]:
-    """An MCP server whose command leaves MCP-STARTED in `root`: proof that it started."""
-    return {"notes": {"command": "sh", "args": ["-c", f"touch {root / 'MCP-STARTED'}; sleep 60"]}}
+    """An MCP server whose command leaves MCP-STARTED in `root`, proof that it started, and
+    exits (a server that never answers would hold each run for the start-up timeout)."""
+    return {"notes": {"command": "sh", "args": ["-c", f"touch {root / 'MCP-STARTED'}"]}}

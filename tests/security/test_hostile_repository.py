@@ -24,6 +24,7 @@ from co_tui.config.paths import user_config_dir, user_settings_path
 from co_tui.memory.config import memories_dir
 from co_tui.memory.store import MemoryStore
 from co_tui.telemetry.store import default_db_path
+from tests.cli_in_process import Ran, run_co_tui
 from tests.security.hostile import HOSTILE_SETTINGS, build_hostile_project, tree_digest
 from tests.servers.fake_openai import serve, text, tool_call
 from tests.test_headless import CLI
@@ -73,13 +74,19 @@ def leak(site: WebServer) -> str:
     return f"{site.url}/collect?k={CODEWORD}"
 
 
-def run_p(repo: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
+def run_p(
+    repo: Path, url: str, *args: str, spawn: bool = False
+) -> subprocess.CompletedProcess[str] | Ran:
+    """`co-tui -p` in `repo`: in this process (tests/cli_in_process.py), or with `spawn` as a
+    process of its own, whose hang on a FIFO the timeout catches."""
     env = {
         **os.environ,
         "LLM_PROVIDER": "openai",
         "OPENAI_BASE_URL": f"{url}/v1",
         "OPENAI_API_KEY": "sk-test-not-a-secret",
     }
+    if not spawn:
+        return run_co_tui(["-p", "what is new in this project?", *args], repo, env)
     return subprocess.run(
         [*CLI, "-p", "what is new in this project?", *args],
         cwd=repo,
@@ -177,7 +184,7 @@ def test_a_settings_file_that_is_not_a_plain_file_neither_hangs_nor_grows(
         with settings.open("wb") as sparse:  # 4 GB of nothing: never read whole
             sparse.truncate(4 << 30)
     with serve([text("fine")]) as srv:
-        proc = run_p(world, srv.url)
+        proc = run_p(world, srv.url, spawn=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "fine"
     assert "settings.json" in proc.stderr  # named, with why it was not read

@@ -19,6 +19,7 @@ import pytest
 from co_tui.headless.frontend import HeadlessFrontend
 from co_tui.llm.local.provider import StartProgress, headless_progress
 from co_tui.protocol import events as ev
+from tests.cli_in_process import run_co_tui
 from tests.helpers import wait_for
 from tests.servers.fake_openai import serve, text
 from tests.test_peers_pty import on_a_pty
@@ -58,9 +59,10 @@ def assert_nothing_hidden(screen: bytes) -> None:
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
-    proc = subprocess.run([*CLI, *args], cwd=cwd, env=env, capture_output=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return proc
+    """`co-tui ARGS` in this process (tests/cli_in_process.py), its output as bytes."""
+    ran = run_co_tui(args, cwd, env)
+    assert ran.returncode == 0, ran.stderr
+    return subprocess.CompletedProcess(ran.args, 0, ran.stdout_bytes, ran.stderr_bytes)
 
 
 def hostile_session(cwd: Path) -> tuple[str, dict[str, str]]:

@@ -27,7 +27,7 @@ from co_tui.tui.widgets.items import Note
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.helpers import kill_processes_in, user_prompts, wait_for
 from tests.servers.fake_openai import serve, stall_before_headers, text, tool_call
-from tests.sessions.test_cli_sessions import CLI, db_path, env_for, spawn_cli
+from tests.sessions.test_cli_sessions import CLI, db_path, env_for, run_cli, spawn_cli
 from tests.sessions.test_resume_pilot import make_app
 from tests.tui.helpers import SIZE, wait_until
 
@@ -119,7 +119,7 @@ def test_sigkill_in_every_phase_keeps_what_was_said(tmp_path: Path, isolated_env
     ]
     with serve(script) as srv:
         env = cli_env(srv.url)
-        assert spawn_cli(["-p", "one"], tmp_path, env).returncode == 0
+        assert run_cli(["-p", "one"], tmp_path, env).returncode == 0
         db = db_path(isolated_env)
         for prompt, started in (
             ("two", lambda: len(srv.requests) == 2),
@@ -140,7 +140,7 @@ def test_sigkill_in_every_phase_keeps_what_was_said(tmp_path: Path, isolated_env
             finally:
                 proc.kill()
                 kill_processes_in(tmp_path)
-        final = spawn_cli(["-p", "four", "--continue"], tmp_path, env)
+        final = run_cli(["-p", "four", "--continue"], tmp_path, env)
     assert final.returncode == 0, final.stderr
     info = SessionStore(db).latest(str(tmp_path.resolve()))
     assert info is not None
@@ -155,7 +155,7 @@ def test_two_continue_loops_on_one_session_lose_no_turn(tmp_path: Path, isolated
     reply = text("noted " * 20, chunks=20, delay_s=0.02)  # turns overlap: ~0.4 s each
     with serve([text("Started.")], default=reply) as srv:
         env = cli_env(srv.url)
-        assert spawn_cli(["-p", "start"], tmp_path, env).returncode == 0
+        assert run_cli(["-p", "start"], tmp_path, env).returncode == 0
         results: list[subprocess.CompletedProcess[str]] = []
         lock = threading.Lock()
 
@@ -170,7 +170,7 @@ def test_two_continue_loops_on_one_session_lose_no_turn(tmp_path: Path, isolated
             thread.start()
         for thread in threads:
             thread.join()
-        listed = spawn_cli(["sessions", "--all"], tmp_path, env)  # -p runs: listed with --all
+        listed = run_cli(["sessions", "--all"], tmp_path, env)  # -p runs: listed with --all
     assert [r.returncode for r in results] == [0] * (2 * turns_each), [r.stderr for r in results]
     store = SessionStore(db_path(isolated_env))
     infos = store.list(cwd=str(tmp_path.resolve()))
@@ -187,10 +187,10 @@ def test_two_continue_loops_on_one_session_lose_no_turn(tmp_path: Path, isolated
 @pytest.mark.e2e
 def test_the_writer_that_saves_second_forks_and_says_so(tmp_path: Path, isolated_env: Path) -> None:
     """A writer whose copy went stale mid-turn: the other process saved first."""
-    slow = text("slow " * 50, chunks=50, delay_s=0.1)  # 5 s: the quick one starts well within
+    slow = text("slow " * 50, chunks=50, delay_s=0.2)  # 10 s: the quick one starts well within
     with serve([text("Started."), slow, text("Quick.")]) as srv:
         env = cli_env(srv.url)
-        assert spawn_cli(["-p", "start"], tmp_path, env).returncode == 0
+        assert run_cli(["-p", "start"], tmp_path, env).returncode == 0
         proc = subprocess.Popen(
             [*CLI, "-p", "slow one", "--continue", "--output-format", "stream-json"],
             cwd=tmp_path,
@@ -200,7 +200,7 @@ def test_the_writer_that_saves_second_forks_and_says_so(tmp_path: Path, isolated
             text=True,
         )
         wait_for(lambda: len(srv.requests) == 2, "the slow turn started")
-        quick = spawn_cli(["-p", "quick one", "--continue"], tmp_path, env)
+        quick = run_cli(["-p", "quick one", "--continue"], tmp_path, env)
         out, _err = proc.communicate(timeout=60)
     assert quick.returncode == 0 and proc.returncode == 0
     events = [json.loads(line) for line in out.splitlines()]
@@ -271,7 +271,7 @@ def test_sigkill_with_the_approval_dialog_open_runs_nothing_and_asks_again(
         info = SessionStore(db_path(isolated_env)).latest(str(tmp_path.resolve()))
         assert info is not None and info.has_pending  # still waiting for the decision
         # A front that does not ask answers it as never approved; nothing ran.
-        cont = spawn_cli(["-p", "and now?", "--continue"], tmp_path, env)
+        cont = run_cli(["-p", "and now?", "--continue"], tmp_path, env)
         sent = srv.requests[-1].body
     assert cont.returncode == 0, cont.stderr
     assert not (tmp_path / "marker.txt").exists()
@@ -284,8 +284,8 @@ def test_sigkill_during_compact_loses_nothing(tmp_path: Path, isolated_env: Path
     hang = stall_before_headers(60, "too late")
     with serve([text("One."), text("Two."), hang]) as srv:
         env = cli_env(srv.url)
-        assert spawn_cli(["-p", "first"], tmp_path, env).returncode == 0
-        assert spawn_cli(["-p", "second", "--continue"], tmp_path, env).returncode == 0
+        assert run_cli(["-p", "first"], tmp_path, env).returncode == 0
+        assert run_cli(["-p", "second", "--continue"], tmp_path, env).returncode == 0
         db = db_path(isolated_env)
         info = SessionStore(db).latest(str(tmp_path.resolve()))
         assert info is not None

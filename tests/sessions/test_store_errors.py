@@ -20,6 +20,7 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserProm
 from co_tui.store.errors import SessionDatabaseLocked
 from co_tui.store.records import encode_message
 from co_tui.store.session_store import SessionStore
+from tests.cli_in_process import Ran, run_co_tui
 from tests.file_access import give_away, restricted
 from tests.servers.fake_openai import serve, text
 from tests.sessions.test_cli_sessions import CLI, db_path, env_for
@@ -43,14 +44,21 @@ sys.stdin.read()
 
 def run(
     args: list[str], cwd: Path, env: dict[str, str] | None = None, *, as_other: bool = False
-) -> subprocess.CompletedProcess[str]:
-    cmd = restricted([*CLI, *args]) if as_other else [*CLI, *args]
+) -> subprocess.CompletedProcess[str] | Ran:
+    """`co-tui ARGS`: in this process (tests/cli_in_process.py), or as another user's process."""
+    if not as_other:
+        return run_co_tui(args, cwd, env or dict(os.environ))
     return subprocess.run(
-        cmd, cwd=cwd, env=env or dict(os.environ), capture_output=True, text=True, timeout=120
+        restricted([*CLI, *args]),
+        cwd=cwd,
+        env=env or dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
-def one_line_error(proc: subprocess.CompletedProcess[str], *parts: str) -> str:
+def one_line_error(proc: subprocess.CompletedProcess[str] | Ran, *parts: str) -> str:
     """The co-tui line of stderr that holds every part; no traceback anywhere."""
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if all(p in ln for p in parts)]

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +22,7 @@ from co_tui.safety.redaction import Redactor
 from co_tui.session.export import ExportError, session_markdown, stored_session_markdown, write_new
 from co_tui.store.records import Note, ToolRun
 from co_tui.store.session_store import SessionStore
+from tests.cli_in_process import Ran, run_co_tui
 
 SID = "abcdef12-0000-0000-0000-000000000000"
 KEY = "sk-live-0123456789abcdefghijklmnop"
@@ -110,10 +109,9 @@ def test_cli_exports_to_stdout_and_to_a_new_file(tmp_path: Path, isolated_env: P
     db = isolated_env / "data" / "co-tui" / "sessions.db"
     db.parent.mkdir(parents=True)
     stored(db.parent).close()
-    cli = [str(Path(sys.executable).parent / "co-tui"), "sessions"]
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*cli, *args], cwd=tmp_path, capture_output=True, text=True)
+    def run(*args: str) -> Ran:
+        return run_co_tui(["sessions", *args], tmp_path, dict(os.environ))
 
     printed = run("export", SID[:8])
     assert printed.returncode == 0, printed.stderr

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_co_tui
 from tests.servers.fake_openai import serve, text, tool_call
 
-CLI = str(Path(sys.executable).parent / "co-tui")
 SERVER_APP = Path(__file__).with_name("server_app.py")
 
 
@@ -47,13 +46,8 @@ def test_headless_turn_uses_mcp_tools_and_reports_broken_servers(tmp_path: Path)
     }
     with serve([tool_call("demo_echo", text="from headless"), text("Echoed.")]) as srv:
         env["OPENAI_BASE_URL"] = f"{srv.url}/v1"
-        proc = subprocess.run(
-            [CLI, "-p", "echo it", "--output-format", "json", "--trust-project"],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
+        proc = run_co_tui(
+            ["-p", "echo it", "--output-format", "json", "--trust-project"], tmp_path, env
         )
     assert proc.returncode == 0, proc.stderr
     assert "MCP server 'broken'" in proc.stderr and "/nonexistent/mcp-server" in proc.stderr

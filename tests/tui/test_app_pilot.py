@@ -180,6 +180,7 @@ async def test_clear_empties(tmp_path: Path) -> None:
 async def test_double_ctrl_c_exits(tmp_path: Path) -> None:
     app = make_app(text_stream("x"), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_ready()
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert app.is_running

@@ -3,6 +3,7 @@ on the prompt), the @ picker and attachments."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +108,8 @@ async def test_a_long_turn_ending_unfocused_notifies_and_a_short_one_does_not(
             sent = notifications(written)
             assert len(sent) == expected
             if expected:
-                assert "co-tui: the answer is ready (after 0 s)" in sent[0]
+                # the turn's length in whole seconds: 0 on a quiet machine, more on a busy one
+                assert re.search(r"co-tui: the answer is ready \(after \d+ s\)", sent[0])
 
 
 # -- Ctrl+G: the prompt in $EDITOR --

@@ -241,3 +241,33 @@ async def test_a_sandbox_that_cannot_start_is_named(tmp_path: Path, monkeypatch:
         (note,) = [n for n in notes(app) if "cannot start" in n]
         assert note.startswith("✗ the sandbox cannot start: ")
         assert "docker" in note
+
+
+async def test_typing_on_while_the_dialog_opens_neither_approves_nor_loses_a_key(
+    tmp_path: Path,
+) -> None:
+    app = make_app(shell_then_text(["touch should-not-exist"], final="ok"), tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await submit(pilot, app, "make a file")
+        typed = ""
+        # The next message, typed on while the dialog opens: keys before it and after it.
+        for key in "yes do it":
+            await pilot.press("space" if key == " " else key)
+            typed += key
+            if isinstance(app.screen, ApprovalScreen):
+                break
+        screen = await approval_dialog(pilot, app, armed=False)
+        assert "keys arm in a moment" in rendered(screen.keys)
+        for key in ("y", "a", "a", "p", "x", "backspace", "!"):  # approve, approve all, ...
+            await pilot.press(key)
+        typed += "yaap!"
+        assert app.screen is screen and not screen.armed  # every key put the arming off
+        await wait_until(pilot, lambda: screen.armed, "the dialog to arm once typing stops")
+        assert app.chat.prompt.text == typed  # every key, in order, in the prompt
+        note = rendered(screen.keys)
+        assert "keys typed before the dialog armed went to the prompt" in note
+        assert not (tmp_path / "should-not-exist").exists()
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert app.query_one(ToolCallBlock).status == "denied"
+        assert app.chat.prompt.text == typed

@@ -478,8 +478,10 @@ class ChatScreen(Screen[None]):
         self.open_find()
 
     def action_history_search(self) -> None:
-        """Ctrl+R: search the prompts sent before."""
+        """Ctrl+R: search the prompts sent before; the search takes the prompt's place (as
+        a shell's reverse search takes its prompt line) until it ends."""
         self.history_search.open(self.prompt.prompt_history.entries)
+        self.prompt.display = False
 
     @on(HistorySearch.Chosen)
     def _history_chosen(self, message: HistorySearch.Chosen) -> None:
@@ -488,6 +490,7 @@ class ChatScreen(Screen[None]):
 
     @on(HistorySearch.Closed)
     def _history_closed(self) -> None:
+        self.prompt.display = True
         self.prompt.focus()
 
     def open_find(self, text: str = "") -> None:

@@ -1,6 +1,6 @@
 """Ctrl+R: search the prompts sent before, as in a shell (and Claude Code, Codex).
 
-A field above the prompt and the newest matching prompts under it: typing filters (every
+A field in the prompt's place and the newest matching prompts under it: typing filters (every
 word typed must appear, in any case), Up/Down or Ctrl+R again move to older matches, Enter
 puts the chosen prompt in the prompt, Esc leaves the prompt as it was. Each prompt shows on
 one line (line breaks as ⏎, hidden characters as escapes). It only asks (`Chosen`,
@@ -87,6 +87,7 @@ class HistorySearch(Vertical):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._entries: Sequence[str] = ()
+        self._distinct = 0
         self._found: list[str] = []
         self.field = Input(placeholder="search the prompts you sent", compact=True)
         self.list = OptionList(compact=True)
@@ -103,6 +104,7 @@ class HistorySearch(Vertical):
     def open(self, entries: Sequence[str]) -> None:
         """Search `entries` (oldest first); the newest shows first."""
         self._entries = entries
+        self._distinct = len(set(entries))
         self.add_class("-open")
         self.field.value = ""
         self._show("")
@@ -134,7 +136,7 @@ class HistorySearch(Vertical):
         elif not self._found:
             status = "no match"
         else:
-            status = f"{len(self._found)} of {len(self._entries)}"
+            status = f"{len(self._found)} of {self._distinct}"
         self.border_title = Text.assemble(
             ("history", "bold"), f" · {status} · ↑↓ choose · Enter puts it in the prompt · Esc"
         )

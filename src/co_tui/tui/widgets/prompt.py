@@ -200,8 +200,9 @@ class PromptInput(RestingCursorTextArea):
     # -- large pastes --
     async def _on_paste(self, event: events.Paste) -> None:
         if self.read_only or not is_large(event.text):
-            await super()._on_paste(event)
-            return
+            return  # TextArea's own handler inserts it
+        event.prevent_default()  # the handlers of the classes below would insert it all
+        self._user_active()
         label = self.pasted.add(event.text)
         if result := self._replace_via_keyboard(label, *self.selection):
             self.move_cursor(result.end_location)

@@ -3,8 +3,9 @@
 The chat screen calls `keep` (at most every DRAFT_SAVE_S while the prompt changes, at once
 when all of it is sent); the file is named after the session the app has open then, so a
 draft typed before /resume or a fork follows the session it is now in, and the file of the
-one it left goes. Writing a small draft takes about 0.1 ms and a draft with a 100 KB paste
-about 1 ms (the paste is redacted once), so it is written on the UI thread. A draft that
+one it left goes. Writing a short draft took 0.4 ms here and one with an 80 KB paste 1.2 ms
+(the paste is redacted once, not at every save: that alone takes 12 ms), at most twice a
+second while typing, so it is written on the UI thread. A draft that
 cannot be kept is said once, in a toast, and the app goes on.
 """
 

@@ -108,13 +108,13 @@ async def test_the_key_row_says_when_keys_are_not_active_yet(tmp_path: Path) -> 
         await pilot.pause()
         keys = screen.query_one("#approval-keys")
         assert not screen.armed
-        assert "not active yet" in rendered(keys)
+        assert "keys arm in a moment" in rendered(keys)
         await pilot.press("y")  # not armed: decides nothing
         await pilot.pause()
         assert app.screen is screen and decided == []
         screen.armed = True
         await pilot.pause()
-        assert "not active yet" not in rendered(keys)
+        assert "keys arm in a moment" not in rendered(keys)
         await pilot.press("a")
         await pilot.pause()
         assert "press a again" in rendered(keys)
@@ -265,7 +265,7 @@ async def test_typing_on_while_the_dialog_opens_neither_approves_nor_loses_a_key
         await wait_until(pilot, lambda: screen.armed, "the dialog to arm once typing stops")
         assert app.chat.prompt.text == typed  # every key, in order, in the prompt
         note = rendered(screen.keys)
-        assert "keys typed before the dialog armed went to the prompt" in note
+        assert "7 keys typed early went to the prompt · Ctrl+C cancels the turn" in note
         assert not (tmp_path / "should-not-exist").exists()
         await pilot.press("n")
         await settle(pilot, app)

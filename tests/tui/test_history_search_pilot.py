@@ -98,3 +98,13 @@ async def test_hidden_characters_in_a_prompt_show_as_escapes(tmp_path: Path) -> 
         shown = rendered(app.chat.history_search)
         assert "\x1b" not in shown and "\\x1b]52" in shown
         assert "innocent" in shown and "⏎" in shown  # one line a prompt
+
+
+async def test_a_long_prompt_takes_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    PromptHistory(path).add(" ".join(f"word{n}" for n in range(200)))
+    app = make_app(text_stream("ok"), tmp_path, history_path=path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+r")
+        assert app.chat.history_search.list.virtual_size.height == 1
+        assert "…" in rendered(app.chat.history_search)

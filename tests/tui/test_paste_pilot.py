@@ -61,6 +61,18 @@ async def test_a_large_paste_is_one_line_and_the_question_after_it_stays_visible
         assert app.prompt_history.entries[-1] == f"{LOG} why did worker-7 stop?"
 
 
+async def test_a_terminal_paste_with_cr_line_breaks_counts_its_lines(tmp_path: Path) -> None:
+    seen: list[list[ModelMessage]] = []
+    app = make_app(recording(seen), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
+        await paste(pilot, LOG.replace("\n", "\r"))  # as tmux and most terminals send it
+        assert app.chat.prompt.text == LABEL
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert user_prompts(seen[-1])[-1] == LOG
+
+
 async def test_a_small_paste_goes_in_as_it_is(tmp_path: Path) -> None:
     app = make_app(recording([]), tmp_path)
     async with app.run_test(size=SIZE) as pilot:

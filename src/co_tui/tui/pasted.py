@@ -26,7 +26,7 @@ def is_large(text: str) -> bool:
 
 
 def label_for(number: int, text: str) -> str:
-    lines = text.count("\n") + 1
+    lines = len(text.splitlines())  # a last line break starts no line
     size = f"+{lines} lines" if lines > 1 else f"{len(text)} chars"
     return f"[Pasted text #{number} {size}]"
 

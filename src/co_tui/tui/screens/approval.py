@@ -141,8 +141,8 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
         key_label(keys, "esc", "deny", active=True)
         # A last line either way, so the dialog does not move when it arms.
         if self.armed:
-            last = f"{self.typed_ahead_note()}Ctrl+C cancels the turn · ↑ ↓ PgUp PgDn scroll"
-            keys.append(f"\n{last}", "dim")
+            usual = "Ctrl+C cancels the turn · ↑ ↓ PgUp PgDn scroll"
+            keys.append(f"\n{self.armed_line(usual, 'Ctrl+C cancels the turn')}", "dim")
         else:
             keys.append(f"\n{UNARMED_HINT}", "dim")
         return keys

@@ -31,7 +31,8 @@ from textual.widgets import Static
 from co_tui.tui.render.visible_text import ESCAPE_STYLE
 
 ARM_DELAY_S = 0.6
-UNARMED_HINT = "keys arm in a moment (not active yet): what you type goes to the prompt"
+# One line in the narrowest dialog (80 columns), so the dialog does not move when it arms.
+UNARMED_HINT = "keys arm in a moment: until then what you type goes to the prompt"
 SCROLL_KEYS = frozenset({"tab", "shift+tab", "up", "down", "pageup", "pagedown", "home", "end"})
 _SHOWN_ESCAPES = 4
 
@@ -101,12 +102,13 @@ class ArmedModal(ModalScreen[ResultType]):
     def watch_typed_ahead(self) -> None:
         self.keys.update(self._key_row())
 
-    def typed_ahead_note(self) -> str:
-        """For the key row's last line once armed: where the keys typed before went."""
+    def armed_line(self, usual: str, short: str) -> str:
+        """The key row's last line once armed: `usual`, or, when keys were typed before,
+        where they went and `short` (one line either way)."""
         if not self.typed_ahead:
-            return ""
+            return usual
         keys = "key" if self.typed_ahead == 1 else "keys"
-        return f"{self.typed_ahead} {keys} typed before the dialog armed went to the prompt · "
+        return f"{self.typed_ahead} {keys} typed early went to the prompt · {short}"
 
     # -- keys --
     def on_key(self, event: events.Key) -> None:

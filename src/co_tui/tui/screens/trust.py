@@ -122,8 +122,8 @@ class TrustScreen(ArmedModal[bool]):
         key_label(keys, "n", "don't trust", active=self.armed)
         key_label(keys, "esc", "don't trust", active=True)
         if self.armed:  # a second line either way, so the dialog does not move when it arms
-            last = f"{self.typed_ahead_note()}Enter: don't trust · ↑ ↓ PgUp PgDn scroll"
-            keys.append(f"\n{last}", "dim")
+            enter = "Enter: don't trust"
+            keys.append(f"\n{self.armed_line(f'{enter} · ↑ ↓ PgUp PgDn scroll', enter)}", "dim")
         else:
             keys.append(f"\n{UNARMED_HINT}", "dim")
         return keys

@@ -24,7 +24,7 @@ from textual.widgets.option_list import Option
 from co_tui.tui.render.visible_text import one_line
 
 SHOWN = 6
-LINE_CELLS = 300  # a prompt's line is cut here: the widget is never wider
+LINE_CELLS = 400  # a prompt is cut here, then to the widget's width: one line each
 
 
 def matches(entries: Sequence[str], query: str) -> list[str]:
@@ -63,6 +63,8 @@ class HistorySearch(Vertical):
         max-height: 6;
         border: none;
         padding: 0;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     HistorySearch > OptionList:focus {
         border: none;

@@ -199,11 +199,13 @@ class PromptInput(RestingCursorTextArea):
 
     # -- large pastes --
     async def _on_paste(self, event: events.Paste) -> None:
-        if self.read_only or not is_large(event.text):
+        # Terminals paste line breaks as CR (as if typed); the text area reads any break.
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        if self.read_only or not is_large(text):
             return  # TextArea's own handler inserts it
         event.prevent_default()  # the handlers of the classes below would insert it all
         self._user_active()
-        label = self.pasted.add(event.text)
+        label = self.pasted.add(text)
         if result := self._replace_via_keyboard(label, *self.selection):
             self.move_cursor(result.end_location)
 

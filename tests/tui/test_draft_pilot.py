@@ -60,8 +60,12 @@ async def test_a_draft_is_kept_privately_while_typed_and_gone_once_sent(tmp_path
         assert await app.wait_ready()
         path = draft_path(app)
         await type_text(pilot, "half a thought")
-        await wait_until(pilot, path.exists, "the draft file", timeout=DRAFT_SAVE_S * 20)
-        assert kept(path)["text"] == "half a thought"
+        await wait_until(
+            pilot,
+            lambda: path.exists() and kept(path)["text"] == "half a thought",
+            "the draft file",
+            timeout=DRAFT_SAVE_S * 20,
+        )
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
         await pilot.press("enter")
@@ -169,6 +173,32 @@ async def test_resuming_a_session_brings_its_draft_back(tmp_path: Path) -> None:
         await pilot.press("enter")
         await settle(pilot, second)
         assert not store.path(session_id).exists()
+
+
+async def test_keys_typed_while_the_app_starts_never_replace_the_kept_draft(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "s.db"
+    first = make_app(tmp_path, db)
+    async with first.run_test(size=SIZE) as pilot:
+        assert await first.wait_ready()
+        first.chat.prompt.text = "stored"
+        await pilot.press("enter")
+        await settle(pilot, first)
+        session_id = first.session_id
+    store = DraftStore(user_data_dir())
+    store.save(session_id, Draft("the kept draft"), tmp_path)
+    _written_by_a_dead_process(store.path(session_id))
+    second = make_app(tmp_path, db, continue_latest=True)
+    async with second.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "e", "w")  # before the session is opened
+        assert await second.wait_ready()
+        await wait_until(pilot, lambda: "kept" in second.chat.prompt.text, "the kept draft")
+        assert second.chat.prompt.text == "the kept draft\nnew"
+        await wait_until(
+            pilot, lambda: kept(store.path(session_id))["text"].endswith("new"), "save"
+        )
+        assert kept(store.path(session_id))["text"] == "the kept draft\nnew"
 
 
 async def test_a_new_session_takes_the_draft_of_one_never_stored(tmp_path: Path) -> None:

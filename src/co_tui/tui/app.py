@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from co_tui.store.drafts import StoredDraft
     from co_tui.store.records import LoadedSession
     from co_tui.store.session_store import SessionStore
+    from co_tui.tui.draft_keeper import DraftKeeper
     from co_tui.tui.frontend import TuiFrontend
 
     # How co-tui loads its settings (with the project they come from); raises SettingsError.
@@ -201,7 +202,6 @@ class CoApp(App[None]):
         session = self.session
         store = DraftStore(user_data_dir())
         self.chat.drafts = DraftKeeper(store, lambda: session.session_id, session.workspace, warn)
-        self.chat.draft_changed()  # what was typed while the settings loaded
 
     @property
     def settings(self) -> Settings:
@@ -349,12 +349,18 @@ class CoApp(App[None]):
 
     async def _bring_back_draft(self, *, resumed: bool) -> None:
         """The draft kept for the session resumed; in a new session, the newest draft left
-        in this folder by a session that was never stored (nothing of it was sent)."""
-        from co_tui.store.drafts import DraftError
-
+        in this folder by a session that was never stored (nothing of it was sent). Only
+        then is the draft written: what was typed meanwhile must not replace it unread."""
         keeper = self.chat.drafts
         if keeper is None:
             return
+        await self._find_draft(keeper, resumed=resumed)
+        keeper.ready = True
+        self.chat.save_draft()  # what is in the prompt now: brought back, typed since
+
+    async def _find_draft(self, keeper: DraftKeeper, *, resumed: bool) -> None:
+        from co_tui.store.drafts import DraftError
+
         session = self.session
 
         def find() -> StoredDraft | None:
@@ -372,7 +378,6 @@ class CoApp(App[None]):
         if found.session_id != session.session_id:
             keeper.took_over(found.session_id)
         self.chat.restore_draft(found.draft)
-        self.chat.save_draft()
 
     def _is_stored(self, session_id: str) -> bool:
         from co_tui.store.errors import SessionError, SessionNotFound

@@ -7,6 +7,9 @@ one it left goes. Writing a short draft took 0.4 ms here and one with an 80 KB p
 (the paste is redacted once, not at every save: that alone takes 12 ms), at most twice a
 second while typing, so it is written on the UI thread. A draft that
 cannot be kept is said once, in a toast, and the app goes on.
+
+Nothing is written until the app has looked for the draft to bring back (`ready`): keys
+typed while the app starts would otherwise replace the kept draft before it is read.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class DraftKeeper:
         self._warn = warn
         self._kept_as: str | None = None  # the session whose file holds the draft
         self._warned = False
+        self.ready = False  # the kept draft was looked for (and is in the prompt)
 
     def took_over(self, session_id: str) -> None:
         """The prompt took the draft of `session_id` (one never stored): the next `keep`
@@ -38,6 +42,8 @@ class DraftKeeper:
         self._kept_as = session_id
 
     def keep(self, draft: Draft) -> None:
+        if not self.ready:
+            return
         session_id = self._session_id()
         try:
             if self._kept_as is not None and self._kept_as != session_id:

@@ -240,11 +240,12 @@ class PromptInput(RestingCursorTextArea):
         return Draft(self.text, self.pasted.used_in(texts), self.queued)
 
     def restore_draft(self, draft: Draft) -> None:
-        """A kept draft back: its queued messages and text before what is typed now."""
+        """A kept draft back: its queued messages and text before what is typed now; the
+        cursor stays at the end, where the typing goes on."""
         self.pasted.restore(draft.pastes)
-        kept = "\n".join(t for t in (*draft.queued, draft.text) if t.strip())
+        kept = "\n".join(t for t in (*draft.queued, draft.text, self.text) if t.strip())
         if kept:
-            self._take_back(kept)
+            self._set_text(kept, at_end=True)
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -50,7 +50,7 @@ def test_prompt_stream_and_approve_in_browser(served: tuple[ServeProcess, Path])
         assert not (workspace / MARKER_FILE).exists()  # nothing runs before the decision
         # As a person would: decide once the dialog's keys are active (its hint line changes).
         browser.wait_for(
-            lambda t: t.rfind("PgUp PgDn scroll") > t.rfind("not active yet") >= 0,
+            lambda t: t.rfind("PgUp PgDn scroll") > t.rfind("keys arm in a moment") >= 0,
             "the approval keys to become active",
         )
         browser.type("y")

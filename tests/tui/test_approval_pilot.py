@@ -3,6 +3,8 @@ approve-all scoped to one session, the sandbox warnings."""
 
 from __future__ import annotations
 
+import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -108,13 +110,13 @@ async def test_the_key_row_says_when_keys_are_not_active_yet(tmp_path: Path) -> 
         await pilot.pause()
         keys = screen.query_one("#approval-keys")
         assert not screen.armed
-        assert "not active yet" in rendered(keys)
+        assert "keys arm in a moment" in rendered(keys)
         await pilot.press("y")  # not armed: decides nothing
         await pilot.pause()
         assert app.screen is screen and decided == []
         screen.armed = True
         await pilot.pause()
-        assert "not active yet" not in rendered(keys)
+        assert "keys arm in a moment" not in rendered(keys)
         await pilot.press("a")
         await pilot.pause()
         assert "press a again" in rendered(keys)
@@ -241,3 +243,35 @@ async def test_a_sandbox_that_cannot_start_is_named(tmp_path: Path, monkeypatch:
         (note,) = [n for n in notes(app) if "cannot start" in n]
         assert note.startswith("✗ the sandbox cannot start: ")
         assert "docker" in note
+
+
+async def test_typing_on_while_the_dialog_opens_neither_approves_nor_loses_a_key(
+    tmp_path: Path,
+) -> None:
+    app = make_app(shell_then_text(["touch should-not-exist"], final="ok"), tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await submit(pilot, app, "make a file")
+        # The next message typed on, key after key, while the dialog opens: y approves, a
+        # approves all, p always allows, n denies, once armed; every key puts arming off.
+        typed, in_dialog = "", 0
+        for key in itertools.cycle(("y", "a", "p", "x", "backspace", "n")):
+            await pilot.press(key)
+            typed = typed[:-1] if key == "backspace" else typed + key
+            if isinstance(app.screen, ApprovalScreen):
+                in_dialog += 1
+                if in_dialog == 1:
+                    assert "keys arm in a moment" in rendered(app.screen.keys)
+                if in_dialog == 12:
+                    break
+            assert len(typed) < 500, "the dialog never opened"
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen) and not screen.armed
+        await wait_until(pilot, lambda: screen.armed, "the dialog to arm once typing stops")
+        assert app.chat.prompt.text == typed  # every key, in order, in the prompt
+        note = rendered(screen.keys)
+        assert re.search(r"\d+ keys typed early went to the prompt · Ctrl\+C cancels", note)
+        assert not (tmp_path / "should-not-exist").exists()
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert app.query_one(ToolCallBlock).status == "denied"
+        assert app.chat.prompt.text == typed

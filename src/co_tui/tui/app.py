@@ -69,8 +69,10 @@ if TYPE_CHECKING:
     from co_tui.config.trust import LoadedSettings, ProjectTrust, ProjectView
     from co_tui.context.deps import CoDeps
     from co_tui.session.chat import ChatSession
+    from co_tui.store.drafts import StoredDraft
     from co_tui.store.records import LoadedSession
     from co_tui.store.session_store import SessionStore
+    from co_tui.tui.draft_keeper import DraftKeeper
     from co_tui.tui.frontend import TuiFrontend
 
     # How co-tui loads its settings (with the project they come from); raises SettingsError.
@@ -186,7 +188,20 @@ class CoApp(App[None]):
         )
         if self._history_path is not None:  # after the settings: their secrets are known
             self.prompt_history.open(self._history_path)
+        self._keep_drafts()
         self._session_made.set()
+
+    def _keep_drafts(self) -> None:
+        """The prompt's draft, kept in the data folder under the session open at the time."""
+        from co_tui.store.drafts import DraftStore
+        from co_tui.tui.draft_keeper import DraftKeeper
+
+        def warn(message: str) -> None:
+            self.notify(message, severity="warning", timeout=6)
+
+        session = self.session
+        store = DraftStore(user_data_dir())
+        self.chat.drafts = DraftKeeper(store, lambda: session.session_id, session.workspace, warn)
 
     @property
     def settings(self) -> Settings:
@@ -202,6 +217,7 @@ class CoApp(App[None]):
 
     # -- start-up --
     def on_unmount(self) -> None:
+        self.chat.save_draft()  # what was typed since the last save
         self.stop_signals.uninstall()
         self.idle_gc.uninstall()
 
@@ -271,6 +287,8 @@ class CoApp(App[None]):
         session = self.session
         for problem in self._problems:
             self._notice(problem, "warning")
+        loaded: LoadedSession | None = None
+        draft_back = False  # the draft comes back whatever else fails
         try:
             await self._settle_trust()
             await asyncio.to_thread(session.read_project)
@@ -292,6 +310,8 @@ class CoApp(App[None]):
                 self._show_restored(loaded)
             elif self._resume == "":
                 self.open_picker()
+            draft_back = True
+            await self._bring_back_draft(resumed=loaded is not None)
             await session.start_model(self._model_progress)
             if self.settings.mcp_servers:
                 mcp_ready = asyncio.Event()
@@ -304,6 +324,8 @@ class CoApp(App[None]):
             sandbox = isinstance(exc, SandboxError)
             what = "the sandbox cannot start" if sandbox else "cannot start the model"
             self._notice(f"{what}: {exc}", "error")
+            if not draft_back:
+                await self._bring_back_draft(resumed=loaded is not None)
         finally:
             self._loaded.set()
             self.refresh_status()
@@ -324,6 +346,49 @@ class CoApp(App[None]):
         except SessionError as exc:
             self._notice(f"{exc}; starting a new session", "warning")
             return None
+
+    async def _bring_back_draft(self, *, resumed: bool) -> None:
+        """The draft kept for the session resumed; in a new session, the newest draft left
+        in this folder by a session that was never stored (nothing of it was sent). Only
+        then is the draft written: what was typed meanwhile must not replace it unread."""
+        keeper = self.chat.drafts
+        if keeper is None:
+            return
+        await self._find_draft(keeper, resumed=resumed)
+        keeper.ready = True
+        self.chat.save_draft()  # what is in the prompt now: brought back, typed since
+
+    async def _find_draft(self, keeper: DraftKeeper, *, resumed: bool) -> None:
+        from co_tui.store.drafts import DraftError
+
+        session = self.session
+
+        def find() -> StoredDraft | None:
+            if resumed:
+                return keeper.store.load(session.session_id)
+            return keeper.store.unclaimed(session.workspace, self._is_stored)
+
+        try:
+            found = await asyncio.to_thread(find)
+        except DraftError as exc:
+            self._notice(str(exc), "warning")
+            return
+        if found is None or found.ours or found.writer_alive or found.draft.empty:
+            return  # none, in the prompt already, or another co-tui window has it open
+        if found.session_id != session.session_id:
+            keeper.took_over(found.session_id)
+        self.chat.restore_draft(found.draft)
+
+    def _is_stored(self, session_id: str) -> bool:
+        from co_tui.store.errors import SessionError, SessionNotFound
+
+        try:
+            self.session.store.info(session_id)
+        except SessionNotFound:
+            return False
+        except SessionError:  # cannot tell: the draft is left where it is
+            return True
+        return True
 
     async def _ask_trust(self, project: ProjectTrust) -> ProjectTrust:
         """The trust dialog for these files; the answer is stored and becomes self.project."""
@@ -761,6 +826,7 @@ class CoApp(App[None]):
             return
         await self.session.switch_to(loaded)
         self._show_restored(loaded)
+        await self._bring_back_draft(resumed=True)
 
     def _show_restored(self, loaded: LoadedSession) -> None:
         """The stored conversation, through the same events as a live one; a call that was

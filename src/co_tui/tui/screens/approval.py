@@ -35,6 +35,7 @@ from co_tui.tui.render.visible_text import visible_text
 from co_tui.tui.screens.armed import (
     ARM_DELAY_S,
     SCROLL_KEYS,
+    UNARMED_HINT,
     ArmedModal,
     hidden_warning,
     key_label,
@@ -140,9 +141,10 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
         key_label(keys, "esc", "deny", active=True)
         # A last line either way, so the dialog does not move when it arms.
         if self.armed:
-            keys.append("\nCtrl+C cancels the turn · ↑ ↓ PgUp PgDn scroll", "dim")
+            usual = "Ctrl+C cancels the turn · ↑ ↓ PgUp PgDn scroll"
+            keys.append(f"\n{self.armed_line(usual, 'Ctrl+C cancels the turn')}", "dim")
         else:
-            keys.append("\nkeys are not active yet: what you type goes to the prompt", "dim")
+            keys.append(f"\n{UNARMED_HINT}", "dim")
         return keys
 
     # -- arming --

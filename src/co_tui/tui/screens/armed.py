@@ -2,10 +2,15 @@
 
 It can open under the fingers of someone typing the next message, so its deciding keys
 (`DECIDING_ACTIONS`) do nothing until it is armed, `arm_delay` seconds after it shows.
-Printable keys that arrive before then go on to the screen underneath (the prompt) as
-`TypeAhead`, and every such key starts the delay again: a user who keeps typing never
-decides anything by accident. Keys in `ALWAYS_ACTIVE` (the safe ones: refuse, scroll, move
-focus) work at once. A paste is never a decision.
+Printable keys and Backspace that arrive before then go on to the screen underneath (the
+prompt, and so its draft) as `TypeAhead`, and every such key starts the delay again: a user
+who keeps typing never decides anything by accident, and loses nothing typed. Keys in
+`ALWAYS_ACTIVE` (the safe ones: refuse, scroll, move focus) work at once. A paste is never
+a decision.
+
+The key row's last line says why the keys do nothing yet (`UNARMED_HINT`) and, once armed,
+how many keys went to the prompt meanwhile (`typed_ahead_note`), so the text that appears
+in the prompt is never a mystery.
 
 Subclasses yield `self.keys` somewhere and build its content in `_key_row()`.
 """
@@ -26,6 +31,8 @@ from textual.widgets import Static
 from co_tui.tui.render.visible_text import ESCAPE_STYLE
 
 ARM_DELAY_S = 0.6
+# One line in the narrowest dialog (80 columns), so the dialog does not move when it arms.
+UNARMED_HINT = "keys arm in a moment: until then what you type goes to the prompt"
 SCROLL_KEYS = frozenset({"tab", "shift+tab", "up", "down", "pageup", "pagedown", "home", "end"})
 _SHOWN_ESCAPES = 4
 
@@ -55,12 +62,15 @@ class ArmedModal(ModalScreen[ResultType]):
     DECIDING_ACTIONS: ClassVar[frozenset[str]] = frozenset({"decide"})
 
     armed: reactive[bool] = reactive(False)
+    typed_ahead: reactive[int] = reactive(0)  # keys handed to the prompt before arming
 
     @dataclass
     class TypeAhead(Message):
-        """Text typed for the prompt that reached the dialog before it was armed."""
+        """Text typed for the prompt (or a Backspace) that reached the dialog before it
+        was armed."""
 
         text: str
+        backspace: bool = False
 
     def __init__(self, *, keys_id: str, arm_delay: float = ARM_DELAY_S, classes: str) -> None:
         super().__init__(classes=classes)
@@ -89,25 +99,39 @@ class ArmedModal(ModalScreen[ResultType]):
         self.set_class(not self.armed, "-disarmed")
         self.refresh_bindings()
 
+    def watch_typed_ahead(self) -> None:
+        self.keys.update(self._key_row())
+
+    def armed_line(self, usual: str, short: str) -> str:
+        """The key row's last line once armed: `usual`, or, when keys were typed before,
+        where they went and `short` (one line either way)."""
+        if not self.typed_ahead:
+            return usual
+        keys = "key" if self.typed_ahead == 1 else "keys"
+        return f"{self.typed_ahead} {keys} typed early went to the prompt · {short}"
+
     # -- keys --
     def on_key(self, event: events.Key) -> None:
         # Runs before the bindings (they are checked once the key has bubbled to the app);
         # a subclass's own on_key runs first and may stop the key.
         if not self.armed and event.key not in self.ALWAYS_ACTIVE:
             if event.is_printable and event.character:
-                self._hand_over(event.character)
+                self._hand_over(self.TypeAhead(event.character))
+            elif event.key == "backspace":
+                self._hand_over(self.TypeAhead("", backspace=True))
             self._disarm()
             event.stop()
             event.prevent_default()
 
     def on_paste(self, event: events.Paste) -> None:
-        self._hand_over(event.text)
+        self._hand_over(self.TypeAhead(event.text))
         event.stop()
 
-    def _hand_over(self, text: str) -> None:
+    def _hand_over(self, key: TypeAhead) -> None:
         stack = self.app.screen_stack
         if self in stack and stack.index(self) > 0:
-            stack[stack.index(self) - 1].post_message(self.TypeAhead(text))
+            stack[stack.index(self) - 1].post_message(key)
+            self.typed_ahead += 1
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.DECIDING_ACTIONS and not self.armed:

@@ -12,6 +12,10 @@ each becomes its own turn, in order. `dispatch` routes what the user typed: exit
 
 The session's status (model, sandbox, tokens, …) lives in this screen's reactives; the
 status bar and the sidebar are bound to them.
+
+What the prompt holds and has not sent (its text, folded pastes, queued messages) is kept on
+disk while it changes, at most every DRAFT_SAVE_S (tui/draft_keeper.py), and at once when it
+is all sent: the app gives the keeper once the session exists.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from co_tui.tui.messages import (
 )
 from co_tui.tui.terminal.notify import AttentionNeeded
 from co_tui.tui.widgets.find_bar import FindBar
+from co_tui.tui.widgets.history_search import HistorySearch
 from co_tui.tui.widgets.items import Note, RenderedItem
 from co_tui.tui.widgets.keys_footer import KeysFooter
 from co_tui.tui.widgets.mention_picker import MentionPicker, mention_at_cursor
@@ -60,9 +65,13 @@ from co_tui.tui.widgets.user_message import UserMessage
 from co_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui/display.py)
+    from textual.timer import Timer
+
     from co_tui.protocol import events as ev
     from co_tui.protocol.frontend import ApprovalReply
     from co_tui.session.commands.custom import CustomCommand
+    from co_tui.store.drafts import Draft
+    from co_tui.tui.draft_keeper import DraftKeeper
     from co_tui.tui.screens.armed import ArmedModal
 
 EXIT_WINDOW_S = 2.0
@@ -70,6 +79,7 @@ SIDEBAR_MIN_WIDTH = 100  # below this many columns the sidebar folds away (Ctrl+
 EXIT_WORDS = {"exit", "quit"}
 PLACEHOLDER = "Ask anything · /help for commands · !cmd runs a shell command"
 BUSY_PLACEHOLDER = "working… Enter queues a message · Esc or Ctrl+C cancels the turn"
+DRAFT_SAVE_S = 0.5  # at most this much typing is lost to a crash
 
 
 class ChatScreen(Screen[None]):
@@ -111,6 +121,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+home", "transcript_top", "Top", show=False, priority=True),
         Binding("ctrl+end", "transcript_bottom", "Bottom", show=False, priority=True),
         Binding("ctrl+f", "find", "Find", show=False),
+        Binding("ctrl+r", "history_search", "History", show=False),
     ]
 
     def __init__(
@@ -126,11 +137,14 @@ class ChatScreen(Screen[None]):
         self.hint = CompletionHint("", id="completion-hint", markup=False)
         self.queued = QueuedMessages("", id="queued", markup=False)
         self.find_bar = FindBar(id="find-bar")
+        self.history_search = HistorySearch(id="history-search")
         self.status_bar = StatusBar(id="status-bar")
         self.router = DisplayRouter()
         self._tokens_before_turn = 0
         self._last_ctrl_c = 0.0
         self.custom_commands: dict[str, CustomCommand] = {}  # the app loads them
+        self.drafts: DraftKeeper | None = None  # the app gives it with the session
+        self._draft_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         # The breakpoint class Textual gives the screen at its first resize, given before the
@@ -144,6 +158,7 @@ class ChatScreen(Screen[None]):
             yield self.sidebar.data_bind(ChatScreen.session_tokens, ChatScreen.cost)
         with Vertical(id="prompt-area"):
             yield self.find_bar
+            yield self.history_search
             yield self.queued
             yield self.picker
             yield self.hint
@@ -175,6 +190,30 @@ class ChatScreen(Screen[None]):
     def _queue_changed(self, queued: tuple[str, ...]) -> None:
         self.queued.messages = queued
         self.refresh_bindings()
+        self.draft_changed()
+
+    # -- the draft on disk --
+    def draft_changed(self) -> None:
+        """Keep the draft soon; all sent, forget it now (a crash must not bring it back)."""
+        if self.drafts is None:
+            return
+        draft = self.prompt.draft()
+        if draft.empty:
+            self.save_draft(draft)
+        elif self._draft_timer is None:
+            self._draft_timer = self.set_timer(DRAFT_SAVE_S, self.save_draft)
+
+    def save_draft(self, draft: Draft | None = None) -> None:
+        """Keep the draft now (the app does at exit)."""
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+            self._draft_timer = None
+        if self.drafts is not None:
+            self.drafts.keep(draft or self.prompt.draft())
+
+    def restore_draft(self, draft: Draft) -> None:
+        self.prompt.restore_draft(draft)
+        self.app.notify("Your unsent draft is back in the prompt.", timeout=4)
 
     # -- down: the session's events --
     @on(SessionEvent)
@@ -271,6 +310,7 @@ class ChatScreen(Screen[None]):
         if event.text_area is self.prompt:
             self.hint.show_for(self.prompt.text, self.custom_commands)
             self._follow_mention()
+            self.draft_changed()
 
     def on_text_area_selection_changed(self, event: PromptInput.SelectionChanged) -> None:
         if event.text_area is self.prompt:
@@ -305,13 +345,19 @@ class ChatScreen(Screen[None]):
         again when `busy` turns false)."""
         while not self.busy and (text := self.prompt.next_queued()) is not None:
             self.dispatch(text)  # a message that starts nothing (`!` alone) lets the next go
+        self.prompt.forget_unused_pastes()
 
     def on_armed_modal_type_ahead(self, event: ArmedModal.TypeAhead) -> None:
-        self.prompt.insert(event.text)
+        if event.backspace:
+            self.prompt.action_delete_left()
+        else:
+            self.prompt.insert(event.text)
 
-    def dispatch(self, text: str) -> None:
+    def dispatch(self, typed: str) -> None:
+        """`typed`: as the prompt showed it; what runs has each folded paste in its place."""
         from co_tui.session import commands
 
+        text = self.prompt.expanded(typed)
         stripped = text.strip()
         if not stripped:
             return
@@ -337,7 +383,7 @@ class ChatScreen(Screen[None]):
             self.transcript.add(RenderedItem(echo, "command-echo"))
             self._start(CommandRequested(stripped))
         else:
-            self.transcript.add(UserMessage(text))
+            self.transcript.add(UserMessage(text, typed))
             self.transcript.anchor()
             self._start(Submitted(text))
 
@@ -430,6 +476,22 @@ class ChatScreen(Screen[None]):
 
     def action_find(self) -> None:
         self.open_find()
+
+    def action_history_search(self) -> None:
+        """Ctrl+R: search the prompts sent before; the search takes the prompt's place (as
+        a shell's reverse search takes its prompt line) until it ends."""
+        self.history_search.open(self.prompt.prompt_history.entries)
+        self.prompt.display = False
+
+    @on(HistorySearch.Chosen)
+    def _history_chosen(self, message: HistorySearch.Chosen) -> None:
+        self.prompt.text = message.text
+        self.prompt.move_cursor(self.prompt.document.end)
+
+    @on(HistorySearch.Closed)
+    def _history_closed(self) -> None:
+        self.prompt.display = True
+        self.prompt.focus()
 
     def open_find(self, text: str = "") -> None:
         """The find bar (Ctrl+F, /find [text])."""

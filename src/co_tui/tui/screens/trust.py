@@ -25,7 +25,13 @@ from co_tui.config.trust import ProjectTrust
 from co_tui.config.trust.project_files import COMMANDS, INSTRUCTIONS, KNOWLEDGE, SKILLS
 from co_tui.config.trust.widening import Widening
 from co_tui.tui.render.visible_text import hidden_escapes, visible_text
-from co_tui.tui.screens.armed import ARM_DELAY_S, ArmedModal, hidden_warning, key_label
+from co_tui.tui.screens.armed import (
+    ARM_DELAY_S,
+    UNARMED_HINT,
+    ArmedModal,
+    hidden_warning,
+    key_label,
+)
 from co_tui.tui.widgets.keys_footer import KeysFooter
 
 
@@ -116,9 +122,10 @@ class TrustScreen(ArmedModal[bool]):
         key_label(keys, "n", "don't trust", active=self.armed)
         key_label(keys, "esc", "don't trust", active=True)
         if self.armed:  # a second line either way, so the dialog does not move when it arms
-            keys.append("\nEnter: don't trust · ↑ ↓ PgUp PgDn scroll", "dim")
+            enter = "Enter: don't trust"
+            keys.append(f"\n{self.armed_line(f'{enter} · ↑ ↓ PgUp PgDn scroll', enter)}", "dim")
         else:
-            keys.append("\nkeys are not active yet: what you type goes to the prompt", "dim")
+            keys.append(f"\n{UNARMED_HINT}", "dim")
         return keys
 
     def action_decide(self, trust: bool) -> None:

@@ -1,8 +1,11 @@
 """The prompt: multi-line input, history recall, /command completion.
 
 Enter sends; Shift+Enter (terminals with the Kitty protocol) or Ctrl+J inserts a newline.
-Up/Down recall history when the cursor is on the first/last line. Ctrl+G edits the text in
-$VISUAL/$EDITOR (co_tui/tui/terminal/editor.py). The prompt stays live
+Up/Down recall history when the cursor is on the first/last line; Ctrl+R searches it
+(tui/widgets/history_search.py). Ctrl+G edits the text in $VISUAL/$EDITOR
+(co_tui/tui/terminal/editor.py). A large paste shows as one line, its label (tui/pasted.py);
+what is sent has the paste in its place. What the prompt holds and has not sent is its
+`draft()`, kept on disk by the chat screen (co_tui/store/drafts.py). The prompt stays live
 while a turn runs: what is sent then waits in `queued` (the chat screen sends it when the
 turn ends), and Up on an empty prompt takes the last queued message back for editing.
 """
@@ -24,6 +27,8 @@ from textual.widgets import Static
 
 from co_tui.safety.private_files import open_private
 from co_tui.safety.redaction import REDACTED, shared_redactor
+from co_tui.store.drafts import Draft
+from co_tui.tui.pasted import PastedTexts, is_large
 from co_tui.tui.widgets.resting_cursor import RestingCursorTextArea
 
 if TYPE_CHECKING:
@@ -142,6 +147,7 @@ class PromptInput(RestingCursorTextArea):
             **kwargs,  # type: ignore[arg-type]
         )  # fmt: skip
         self.prompt_history = history
+        self.pasted = PastedTexts()  # the large pastes folded into the text, by label
 
     async def _on_key(self, event: events.Key) -> None:
         # Enter is handled here, in the widget's own queue, rather than by a priority
@@ -187,9 +193,59 @@ class PromptInput(RestingCursorTextArea):
         text = self.text
         if not text.strip():
             return
-        self.prompt_history.add(text)
+        self.prompt_history.add(self.pasted.expand(text))
         self.clear()
         self.post_message(self.Submitted(text))
+
+    # -- large pastes --
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Terminals paste line breaks as CR (as if typed); the text area reads any break.
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        if self.read_only or not is_large(text):
+            return  # TextArea's own handler inserts it
+        event.prevent_default()  # the handlers of the classes below would insert it all
+        self._user_active()
+        label = self.pasted.add(text)
+        if result := self._replace_via_keyboard(label, *self.selection):
+            self.move_cursor(result.end_location)
+
+    def action_delete_left(self) -> None:
+        """Backspace; right after a paste's label it deletes the label (and the paste)."""
+        row, column = self.cursor_location
+        label = self.pasted.label_ending(self.line_before_cursor())
+        if label is not None and self.selection.is_empty:
+            self._delete_via_keyboard((row, column - len(label)), (row, column))
+            return
+        super().action_delete_left()
+
+    def action_delete_right(self) -> None:
+        """Delete; right before a paste's label it deletes the label (and the paste)."""
+        row, column = self.cursor_location
+        label = self.pasted.label_starting(self.document.get_line(row)[column:])
+        if label is not None and self.selection.is_empty:
+            self._delete_via_keyboard((row, column), (row, column + len(label)))
+            return
+        super().action_delete_right()
+
+    def expanded(self, text: str) -> str:
+        """`text` (the prompt's, or a queued message) with each paste in its label's place."""
+        return self.pasted.expand(text)
+
+    def forget_unused_pastes(self) -> None:
+        self.pasted.keep_only((self.text, *self.queued))
+
+    # -- the draft: what is here and not sent --
+    def draft(self) -> Draft:
+        texts = (self.text, *self.queued)
+        return Draft(self.text, self.pasted.used_in(texts), self.queued)
+
+    def restore_draft(self, draft: Draft) -> None:
+        """A kept draft back: its queued messages and text before what is typed now; the
+        cursor stays at the end, where the typing goes on."""
+        self.pasted.restore(draft.pastes)
+        kept = "\n".join(t for t in (*draft.queued, draft.text, self.text) if t.strip())
+        if kept:
+            self._set_text(kept, at_end=True)
 
     def action_newline(self) -> None:
         self.insert("\n")
@@ -313,7 +369,7 @@ class PromptInput(RestingCursorTextArea):
 
     def set_draft_aside(self) -> None:
         """Ctrl+C on a draft empties the prompt without losing it: Up brings it back."""
-        self.prompt_history.add(self.text)
+        self.prompt_history.add(self.pasted.expand(self.text))
         self.clear()
         self.post_message(self.DraftSetAside())
 

@@ -1,8 +1,10 @@
 """What the user sent, shown as it was typed: plain text (no Markdown, no markup), every
 space and line break kept, hidden characters shown as escapes (tui/render/visible_text.py).
 
-A long paste is folded to a summary line and its first lines; a click, or Enter/Space when
-it has focus (Tab reaches it), unfolds it. Folded, only the preview is laid out, so adding
+A long paste is folded to a summary line and its first lines; a message sent with a paste
+folded in the prompt (tui/pasted.py) is folded to a summary line and the message as it was
+typed, each paste's label in its place. A click, or Enter/Space when it has focus (Tab
+reaches it), unfolds it. Folded, only the preview is laid out, so adding
 a 100 KB paste costs no more than a short message.
 """
 
@@ -50,8 +52,10 @@ class UserMessage(Widget, TranscriptItem):
 
     expanded = reactive(False, layout=True)
 
-    def __init__(self, text: str) -> None:
-        self.foldable = is_long(text)
+    def __init__(self, text: str, typed: str | None = None) -> None:
+        """`typed`: the message as the prompt showed it, when a paste was folded into it."""
+        self.typed = typed if typed != text else None
+        self.foldable = self.typed is not None or is_long(text)
         super().__init__(classes="user-message" + (" -foldable" if self.foldable else ""))
         self.text = text
         self.can_focus = self.foldable
@@ -70,6 +74,9 @@ class UserMessage(Widget, TranscriptItem):
         if self.expanded:
             shown = visible_text(self.text, keep="\n\t")
             return Text.assemble(self._summary("click to fold"), "\n", shown)
+        if self.typed is not None:
+            typed = visible_text(self.typed, keep="\n\t")
+            return Text.assemble(self._summary("click to expand"), "\n", typed)
         lines = self.text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES]
         preview = "\n".join(line[:PREVIEW_LINE_CHARS] for line in lines)
         return Text.assemble(
@@ -91,4 +98,4 @@ class UserMessage(Widget, TranscriptItem):
             self.action_toggle_fold()
 
     def archived(self) -> WidgetFactory:
-        return partial(UserMessage, self.text)
+        return partial(UserMessage, self.text, self.typed)

@@ -134,6 +134,10 @@ def make_server(model: str | None, host: str, port: int, public_url: str, gate: 
                     await app_service.stop()
             return websocket
 
+        async def on_startup(self, app: web.Application) -> None:
+            # textual-serve's banner names the address without a link: co-tui printed its own.
+            pass
+
         def initialize_logging(self) -> None:
             # Plain records: textual-serve's handler prints tracebacks with local variables.
             logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")

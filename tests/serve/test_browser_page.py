@@ -61,11 +61,11 @@ def test_nothing_loads_from_outside_the_machine(browser: tuple[Browser, ServePro
 
     # Chromium's own pages (its new tab, before the link opened) are not the page's doing.
     requested = [r.url for r in chromium.requests() if not r.document.startswith("chrome:")]
-    assert any(u.endswith(".ttf") for u in requested)  # the font came, from here
-    assert any(u.startswith("ws://") for u in requested)
     origin = urlsplit(url).netloc
     elsewhere = [u for u in requested if urlsplit(u).netloc != origin]
     assert not elsewhere, f"requests that left the server: {elsewhere}"
+    assert any(u.endswith(".ttf") for u in requested)  # the font came, from here
+    assert any(u.startswith("ws://") for u in requested)
     refused = [m for m in chromium.console() if "Content Security Policy" in m]
     assert not refused, f"the page needs something its policy forbids: {refused}"
 

@@ -35,7 +35,8 @@ async def _serve(ctx: CommandContext, arg: str) -> None:
     said = Text.assemble(
         f"A link that opens {opens} in another browser or on another device:\n",
         (link.url, "bold"),
-        f"\nIt works once, within {minutes} minutes; whoever opens it can use co-tui as you.",
+        f"\nPaste it into that browser's address bar (a page's link to it is refused). It "
+        f"works once, within {minutes} minutes; whoever opens it can use co-tui as you.",
     )
     if ctx.copy_to_clipboard is not None:
         ctx.copy_to_clipboard(link.url)

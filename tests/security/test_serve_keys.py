@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from co_tui.serve.server import COOKIE_NAME
+from co_tui.serve.gate import COOKIE_NAME
 from tests.serve.browser import Browser, require_browser
 from tests.serve.process import ServeProcess, free_port
 

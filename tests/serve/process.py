@@ -1,14 +1,17 @@
 """`co-tui serve` as a real process on a free loopback port, its app configured (through the
 environment, as a user configures co-tui) to use a fake OpenAI server that answers from a
-script."""
+script. Its runtime folder (XDG_RUNTIME_DIR, where the socket for /serve link goes) is a
+fresh one, short enough for a Unix socket's path."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -29,7 +32,12 @@ class ServeProcess:
 
     def __init__(self, workspace: Path, port: int, script: list[Reply] | None = None) -> None:
         self.model_server = FakeOpenAIServer(script).start()
-        env = env_for(self.model_server.url, PYDANTIC_AI_NO_BANNER="1")
+        self.runtime_dir = Path(tempfile.mkdtemp(prefix="co-rt-"))
+        env = env_for(
+            self.model_server.url,
+            PYDANTIC_AI_NO_BANNER="1",
+            XDG_RUNTIME_DIR=str(self.runtime_dir),
+        )
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "co_tui.cli", "serve", "--port", str(port)],
             cwd=workspace,
@@ -67,11 +75,24 @@ class ServeProcess:
                     raise AssertionError(f"co-tui serve is not listening:\n{output}") from None
                 time.sleep(0.1)
 
+    def links_socket(self, timeout: float = 30) -> Path:
+        """The socket where the served apps ask for a link (the server opens it at start)."""
+        deadline = time.monotonic() + timeout
+        while not (found := sorted(self.runtime_dir.glob("co-tui-serve-*/links.sock"))):
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                output = "".join(self.lines)
+                raise AssertionError(f"co-tui serve opened no link socket:\n{output}")
+            time.sleep(0.1)
+        return found[0]
+
     def stop(self) -> None:
         try:
             os.killpg(self.proc.pid, signal.SIGTERM)
             self.proc.wait(10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
+        except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # it ended already, and everything it started with it
         finally:
             self.model_server.stop()
+            shutil.rmtree(self.runtime_dir, ignore_errors=True)

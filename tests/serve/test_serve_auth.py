@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from co_tui.serve.server import COOKIE_NAME, is_loopback, parse_host
+from co_tui.serve.gate import COOKIE_NAME, is_loopback, parse_host
 from tests.serve.process import ServeProcess, free_port
 
 

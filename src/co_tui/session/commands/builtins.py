@@ -29,6 +29,7 @@ from co_tui.session.commands.registry import (
     SlashCommand,
     UsageError,
 )
+from co_tui.session.commands.serve_link import SERVE_COMMAND
 
 
 async def _help(ctx: CommandContext, arg: str) -> None:
@@ -368,6 +369,7 @@ BUILTIN_COMMANDS: dict[str, SlashCommand] = {
         _permissions,
         "/permissions [remove N]",
     ),
+    "serve": SERVE_COMMAND,
     "exit": SlashCommand("exit", "leave co-tui (also /quit, Ctrl+Q)", _exit),
     "quit": SlashCommand("quit", "leave co-tui (also /exit, Ctrl+Q)", _exit),
 }

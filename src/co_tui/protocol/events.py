@@ -110,7 +110,7 @@ class ApprovalRecord:
     reason: str  # why it was decided this way: the rule that auto-approved, why it asked
     read_only: bool = False  # auto-approved to run in a read-only view of the workspace
     rule: str = ""  # the permission rule that decided it (or that the user saved)
-    # A denial's words from the user, what to do instead (plain, one line); sent to the model.
+    # the user's words with a denial, what to do instead (plain, one line): the model reads them
     feedback: str = ""
 
 

@@ -37,7 +37,7 @@ class NetworkAccess:
     def explain(self) -> str:
         """One sentence: what an approved command reaches."""
         if self.mode == "host":
-            return "no sandbox: every command reaches whatever this machine reaches"
+            return "every command reaches whatever this machine reaches (no sandbox)"
         if self.mode == "bridge":
             return (
                 'approved commands reach the network (sandbox_network "bridge"); '

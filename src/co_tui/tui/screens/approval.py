@@ -56,7 +56,7 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
         Binding("y", "decide('approve')", "Approve"),
         Binding("w", "decide('approve_network')", "Approve with network"),
         Binding("n", "decide('deny')", "Deny"),
-        Binding("t", "tell", "Deny and say what to do"),
+        Binding("t", "tell", "Tell it what to do"),
         Binding("a", "approve_all", "Approve all (session)"),
         Binding("p", "always_allow", "Always allow (project)"),
         Binding("escape", "deny", "Deny", show=False),
@@ -148,14 +148,15 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
             keys.append("\nCtrl+C cancels the turn", "dim")
             return keys
         key_label(keys, "y", "approve", active=self.armed)
-        if self.offers_network:
-            key_label(keys, "w", "approve WITH NETWORK", active=self.armed)
         key_label(keys, "n", "deny", active=self.armed)
         if self.offers_rule:
             key_label(keys, "p", "always allow in this project", active=self.armed)
         keys.append("\n")
-        key_label(keys, "t", "no, and tell it what to do instead", active=self.armed)
+        if self.offers_network:
+            key_label(keys, "w", "approve WITH NETWORK", active=self.armed)
         key_label(keys, "a", "approve all this session", active=self.armed)
+        keys.append("\n")
+        key_label(keys, "t", "no, and tell it what to do instead", active=self.armed)
         key_label(keys, "esc", "deny", active=True)
         # A last line either way, so the dialog does not move when it arms.
         if self.armed:

@@ -16,7 +16,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-LABEL = "No, and tell the assistant what to do instead (it reads your words):"
+LABEL = "Tell the assistant what to do instead (it reads your words):"
 PLACEHOLDER = "e.g. use uv instead of pip"
 
 

@@ -87,6 +87,20 @@ async def test_w_gives_one_command_the_network_and_the_transcript_says_so(
 
 
 @pytest.mark.bwrap
+async def test_at_80_columns_the_status_bar_keeps_the_network_while_a_decision_waits(
+    sandboxed: Path,
+) -> None:
+    app = make_app(shell_then_text(["touch x"]), sandboxed, sandbox_choice=bwrap_choice(sandboxed))
+    async with app.run_test(size=SMALL) as pilot:
+        await submit(pilot, app, "list")
+        await approval_dialog(pilot, app)
+        bar = rendered(app.chat.status_bar)
+        assert "no net" in bar and "waiting for your decision" in bar, bar
+        await pilot.press("n")
+        await settle(pilot, app)
+
+
+@pytest.mark.bwrap
 async def test_a_bang_command_that_found_no_network_says_how_to_allow_it(sandboxed: Path) -> None:
     app = make_app(shell_then_text([]), sandboxed, sandbox_choice=bwrap_choice(sandboxed))
     async with app.run_test(size=(110, 34)) as pilot:

@@ -84,10 +84,7 @@ _WRAPPER = (
 _CANCEL = 'f=/tmp/co-exec-$1; : > "$f.cancel"; read -r pid < "$f" && kill -KILL "-$pid" "$pid"'
 CANCEL_WAIT = 5.0  # how long a cancelled turn waits for the kill to reach the container
 # What one command approved "with network" gets while the session container has none.
-GRANTED_NETWORK = (
-    "Docker's bridge network, in a fresh container for that command alone (its /tmp and "
-    "home start empty)"
-)
+GRANTED_NETWORK = "Docker's bridge network, in a fresh container of its own (empty /tmp and home)"
 _EXIT_STATUS = re.compile(rb"(.*?)(\d+)", re.DOTALL)
 _OOM_KILL = re.compile(rb"^oom_kill (\d+)$", re.MULTILINE)
 

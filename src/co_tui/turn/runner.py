@@ -215,7 +215,7 @@ async def _decide_approvals(
         """Whether the dialog may approve a shell command with the network on, and the
         egress guard's review of it so: an outbound call then, as under sandbox_network
         "bridge"."""
-        if part.tool_name != SHELL or not network.grantable:
+        if part.tool_name != SHELL or not network.grantable or not isinstance(args.get("cmd"), str):
             return None, None
         review = review_of(part, args, with_network=True)
         return NetworkOffer(network.granted, review.reason if review else ""), review

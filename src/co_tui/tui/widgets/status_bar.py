@@ -119,11 +119,12 @@ class StatusBar(Static):
         iso = Text(f"({s.isolation})", style="yellow" if s.isolation == "none" else "green")
         sandbox = Text(f"{s.sandbox} ").append_text(iso)
         fields.append(Field([Text("sandbox ").append_text(sandbox), sandbox, Text()], rank=4))
+        # Shortened before the sandbox is, never dropped: it explains failing commands.
         if s.network == "none":
-            fields.append(Field([Text("no network"), Text("no net")], rank=4))
+            fields.append(Field([Text("no network"), Text("no net")], rank=3))
         elif s.network:
             on = [Text("network on", style="yellow"), Text("net on", style="yellow")]
-            fields.append(Field(on, rank=4))
+            fields.append(Field(on, rank=3))
         if s.yolo:
             fields.append(Field([Text("yolo ON", style="bold red")], rank=9))
         else:

@@ -9,9 +9,9 @@ import pytest
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 
 from co_tui.config.settings import Settings
-from co_tui.protocol.frontend import ApprovalDecision
+from co_tui.protocol.frontend import DENIED_MESSAGE, ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.turn.runner import DENIED_MESSAGE, run_turn
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, Think, make_bundle, make_deps, tool_returns
 
 APPROVE, DENY, ALL = ApprovalDecision.APPROVE, ApprovalDecision.DENY, ApprovalDecision.APPROVE_ALL

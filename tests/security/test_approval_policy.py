@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.protocol.frontend import ApprovalDecision
+from co_tui.protocol.frontend import DENIED_MESSAGE, ApprovalDecision
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.turn.runner import DENIED_MESSAGE, run_turn
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 
 # command -> the option or operator the reason must name

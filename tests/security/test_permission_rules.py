@@ -25,9 +25,14 @@ from co_tui.permissions.rules import RuleError, parse_rule
 from co_tui.permissions.ruleset import PermissionRules
 from co_tui.permissions.store import ProjectRuleStore
 from co_tui.permissions.suggest import suggest_rule
-from co_tui.protocol.frontend import ApprovalAnswer, ApprovalDecision, ApprovalRecord
+from co_tui.protocol.frontend import (
+    DENIED_MESSAGE,
+    ApprovalAnswer,
+    ApprovalDecision,
+    ApprovalRecord,
+)
 from co_tui.protocol.recording import RecordingFrontend
-from co_tui.turn.runner import DENIED_MESSAGE, run_turn
+from co_tui.turn.runner import run_turn
 from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, tool_returns
 
 SHELL = "run_shell_command"

@@ -51,6 +51,10 @@ class TurnScope:
     # tool_call_id -> the command auto-approved as read-only: the shell tool runs exactly
     # those calls in the sandbox's read-only view of the workspace.
     read_only_approvals: dict[str, str] = field(default_factory=dict)
+    # tool_call_id -> the command the user approved "with network" in the dialog: the shell
+    # tool runs exactly those calls with the network on. Only the turn runner writes it,
+    # and only for that answer to a dialog that offered it.
+    network_approvals: dict[str, str] = field(default_factory=dict)
     # The provider said the context window was exceeded: the send window summarises first.
     compact_next_request: bool = False
 

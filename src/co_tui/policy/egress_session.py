@@ -53,12 +53,13 @@ class SubagentDeps(CoDeps):
 SHELL = "run_shell_command"
 
 
-def session_table(deps: CoDeps) -> ToolTable:
+def session_table(deps: CoDeps, *, shell_network: bool = False) -> ToolTable:
     """The built-in tools and the session's connected MCP servers' (deps.mcp): the specs
     attach_mcp gives the agent bundle too. A shell that can reach the network (no isolation,
-    or sandbox_network "bridge") sends data out like any outbound tool."""
+    or sandbox_network "bridge") sends data out like any outbound tool; `shell_network`:
+    the table for one command approved with network, which counts the same."""
     table = BUILTIN_TABLE
-    if deps.shell_reaches_network:
+    if deps.shell_reaches_network or shell_network:
         shell = replace(BUILTIN_SPECS[SHELL], outbound="the network", local=False)
         table = table.with_specs([shell])
     if deps.mcp is not None:

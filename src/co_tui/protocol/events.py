@@ -19,7 +19,8 @@ from typing import Any, ClassVar, Literal
 from co_tui.safety.visible import json_text
 
 ToolStatus = Literal["running", "ok", "failed", "denied", "interrupted"]
-ApprovalKind = Literal["approve", "deny", "approve_all", "always_allow", "auto"]
+# approve_network: approved with the network on, for that one command (the dialog's `w`).
+ApprovalKind = Literal["approve", "approve_network", "deny", "approve_all", "always_allow", "auto"]
 StatusLevel = Literal["info", "warning", "error"]
 
 
@@ -109,6 +110,8 @@ class ApprovalRecord:
     reason: str  # why it was decided this way: the rule that auto-approved, why it asked
     read_only: bool = False  # auto-approved to run in a read-only view of the workspace
     rule: str = ""  # the permission rule that decided it (or that the user saved)
+    # the user's words with a denial, what to do instead (plain, one line): the model reads them
+    feedback: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from co_tui.protocol.events import ApprovalKind, ApprovalRecord, ToolStatus, TurnEvent
+from co_tui.safety.visible import plain_words
 
 __all__ = [
     "DENIED_MESSAGE",
@@ -26,15 +27,34 @@ __all__ = [
     "ApprovalReply",
     "ApprovalRequest",
     "FrontendProtocol",
+    "NetworkOffer",
     "NullFrontend",
     "ToolStatus",
     "args_hash",
     "as_answer",
     "canonical_args_json",
+    "denied_message",
+    "feedback_words",
 ]
 
 
 DENIED_MESSAGE = "The user denied this action."  # what the model reads for a denied call
+FEEDBACK_CHARS = 500  # of a denial's words kept
+
+
+def feedback_words(feedback: str) -> str:
+    """A denial's words as kept: plain (no terminal sequence reaches the model, the store or
+    a terminal), one line, at most FEEDBACK_CHARS."""
+    return plain_words(feedback, FEEDBACK_CHARS)
+
+
+def denied_message(feedback: str = "") -> str:
+    """What the model reads for a denied call: with the user's words, quoted, when they said
+    what to do instead."""
+    words = feedback_words(feedback)
+    if not words:
+        return DENIED_MESSAGE
+    return f'The user denied this action and said what to do instead, in their words: "{words}"'
 
 
 class ApprovalDecision(StrEnum):
@@ -43,15 +63,19 @@ class ApprovalDecision(StrEnum):
     APPROVE_ALL = "approve_all"  # approve this and every later call in the session
     # Approve this call and save an allow rule for this project (ApprovalAnswer.rule).
     ALWAYS_ALLOW = "always_allow"
+    # Approve this one command with the network on (only when ApprovalRequest.network offers it).
+    APPROVE_WITH_NETWORK = "approve_network"
 
 
 @dataclass(frozen=True)
 class ApprovalAnswer:
     """A decision with what it carries: for ALWAYS_ALLOW, the permission rule to save (as
-    the user edited it; "" saves ApprovalRequest.suggested_rule)."""
+    the user edited it; "" saves ApprovalRequest.suggested_rule); for DENY, what the user
+    said to do instead ("": nothing)."""
 
     decision: ApprovalDecision
     rule: str = ""
+    feedback: str = ""
 
 
 # What prompt_approval returns: a bare decision, or one with its rule.
@@ -68,6 +92,17 @@ def canonical_args_json(args: dict[str, Any]) -> str:
 
 def args_hash(args: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_args_json(args).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class NetworkOffer:
+    """The dialog may approve this shell command with the network on, for it alone:
+    `granted` says what it would reach. With network the command is an outbound call for
+    the egress guard; when the guard would hold it, `egress_reason` says why and the
+    request's sources and highlights are that review's."""
+
+    granted: str
+    egress_reason: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,6 +127,10 @@ class ApprovalRequest:
     # user to edit and save; None when it is not offered.
     suggested_rule: str | None = None
     mcp_tool: bool = False  # the tool is an MCP server's (what `mcp:` rules match)
+    # A shell command's network, one line ("" for other tools); and whether the dialog may
+    # approve it with the network on (None: not offered).
+    network_state: str = ""
+    network: NetworkOffer | None = None
 
     @property
     def args_hash(self) -> str:

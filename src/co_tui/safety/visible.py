@@ -92,3 +92,25 @@ def json_text(value: object) -> str:
     return _NOT_PRINTABLE_ASCII.sub(
         lambda match: _json_escape(match[0]) if is_hidden(match[0], keep="") else match[0], text
     )
+
+
+# Terminal sequences as a whole: CSI (ESC [ or C1 CSI … final byte), OSC/DCS/APC/PM/SOS
+# strings up to BEL or ST, and two-character ESC sequences.
+_TERMINAL_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -~]?"
+)
+
+
+def plain_words(text: str, limit: int = 500) -> str:
+    """What a person typed, as plain words on one line: terminal sequences and every other
+    hidden character removed (not escaped: these are words to quote, not a call to
+    approve), runs of white space made one space, cut to `limit` characters."""
+    text = _TERMINAL_SEQUENCE.sub("", text)
+    if not is_plain(text, keep=""):
+        text = "".join(
+            " " if c.isspace() else c for c in text if c.isspace() or not is_hidden(c, keep="")
+        )
+    words = " ".join(text.split())
+    return words if len(words) <= limit else words[: limit - 1] + "…"

@@ -1,6 +1,7 @@
 from co_tui.sandbox.base import (
     CommandResult,
     IsolationLevel,
+    NetworkAccess,
     SandboxError,
     SandboxProtocol,
     SandboxUnavailable,
@@ -11,6 +12,7 @@ from co_tui.sandbox.subprocess import SubprocessSandbox
 __all__ = [
     "CommandResult",
     "IsolationLevel",
+    "NetworkAccess",
     "SandboxChoice",
     "SandboxError",
     "SandboxProtocol",

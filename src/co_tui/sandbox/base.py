@@ -16,6 +16,34 @@ from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 IsolationLevel = Literal["full", "namespace", "none"]
+# The network an approved command gets: none, Docker's bridge, or this machine's own.
+NetworkMode = Literal["none", "bridge", "host"]
+
+
+@dataclass(frozen=True)
+class NetworkAccess:
+    """What network a sandbox's commands reach. Commands that run without asking never
+    have any; an approved one has `mode`; one the user approved "with network" in the
+    dialog has what `granted` says (`run_command(..., network=True)`), "" when there is
+    nothing to grant (the commands reach the network already)."""
+
+    mode: NetworkMode
+    granted: str = ""
+
+    @property
+    def grantable(self) -> bool:
+        return self.mode == "none" and bool(self.granted)
+
+    def explain(self) -> str:
+        """One sentence: what an approved command reaches."""
+        if self.mode == "host":
+            return "every command reaches whatever this machine reaches (no sandbox)"
+        if self.mode == "bridge":
+            return (
+                'approved commands reach the network (sandbox_network "bridge"); '
+                "commands that run without asking never do"
+            )
+        return "commands cannot reach the network"
 
 
 @dataclass(frozen=True)
@@ -168,12 +196,17 @@ class SandboxProtocol(Protocol):
     name: str
     isolation_level: IsolationLevel
 
+    @property
+    def network(self) -> NetworkAccess: ...
+
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+        self, cmd: str, timeout: float = 120, *, read_only: bool = False, network: bool = False
     ) -> CommandResult:
         """Run `cmd` in the workspace. `read_only`: in a read-only view of the workspace with
         no network (auto-approved commands); a backend that cannot isolate raises
-        SandboxError rather than run it with less."""
+        SandboxError rather than run it with less. `network`: this one command reaches the
+        network (`self.network.granted` says how); only the user's "with network" in the
+        approval dialog asks for it. Never together with `read_only`."""
         ...
 
     async def cleanup(self) -> None: ...

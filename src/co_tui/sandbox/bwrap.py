@@ -11,6 +11,10 @@ the sandbox never holds root's file access through the user-namespace mapping.
 bwrap and setpriv are found once, when the sandbox is made, in PATH's absolute directories
 only (never the current directory), and run by that path with an empty environment.
 
+Network: none, whatever sandbox_network says. One command the user approved "with network"
+in the dialog shares this machine's network namespace (`--share-net`: localhost services
+included), and sees the resolver's file where /etc/resolv.conf points outside /etc.
+
 Read-only runs: the workspace's .git/config (and config.worktree) is covered with /dev/null
 when it is a regular file in a plain .git directory, so git reads no repository
 configuration; otherwise git is not given the repository (base.READ_ONLY_GIT_GUARD).
@@ -31,6 +35,8 @@ from co_tui.sandbox.base import (
     WORKSPACE_CHECK,
     CommandResult,
     IsolationLevel,
+    NetworkAccess,
+    SandboxError,
     SandboxUnavailable,
     git_config_masks,
 )
@@ -73,6 +79,18 @@ def find_program(name: str) -> str | None:
     return shutil.which(name, path=absolute) if absolute else None
 
 
+def resolver_binds() -> list[str]:
+    """For a command with network: the folder of the file /etc/resolv.conf links to when it
+    lies outside /etc (systemd-resolved's /run/systemd/resolve), read-only."""
+    conf = Path("/etc/resolv.conf")
+    if not conf.is_symlink():
+        return []
+    target = conf.resolve().parent
+    if target == Path("/etc") or Path("/etc") in target.parents:
+        return []
+    return ["--ro-bind-try", str(target), str(target)]
+
+
 def system_binds() -> list[str]:
     """Read-only views of the system directories, symlinks kept (merged /usr or not)."""
     args = ["--ro-bind", "/usr", "/usr"]
@@ -88,6 +106,7 @@ def system_binds() -> list[str]:
 class BwrapSandbox:
     name = "bwrap"
     isolation_level: IsolationLevel = "namespace"
+    network = NetworkAccess("none", granted="this machine's network, localhost services included")
 
     def __init__(
         self,
@@ -112,6 +131,7 @@ class BwrapSandbox:
         # The arguments before and after the mounts that cover .git files (read-only runs).
         self._mounts = {ro: self._mount_args(read_only=ro) for ro in (False, True)}
         self._rest = {ro: self._rest_args(read_only=ro) for ro in (False, True)}
+        self._with_network = ["--share-net", *resolver_binds()]
 
     def _drop_root_prefix(self) -> list[str]:
         if os.geteuid() != 0:
@@ -145,16 +165,22 @@ class BwrapSandbox:
         masks = git_config_masks(self.workspace)
         return [arg for mask in masks for arg in ("--dev-bind", "/dev/null", mask.in_sandbox)]
 
-    def argv(self, cmd: str, *, read_only: bool = False) -> list[str]:
+    def argv(self, cmd: str, *, read_only: bool = False, network: bool = False) -> list[str]:
         masks = self._git_masks() if read_only else []
-        return [*self._mounts[read_only], *masks, *self._rest[read_only], cmd]
+        rest = self._rest[read_only]
+        if network:  # after --unshare-all, which it undoes for the network alone
+            split = len(_ISOLATION)
+            rest = [*rest[:split], *self._with_network, *rest[split:]]
+        return [*self._mounts[read_only], *masks, *rest, cmd]
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+        self, cmd: str, timeout: float = 120, *, read_only: bool = False, network: bool = False
     ) -> CommandResult:
+        if read_only and network:
+            raise SandboxError("a read-only run never has network")
         # The pid namespace ends with the command's shell: nothing it started outlives it.
         result = await run_in_process_group(
-            self.argv(cmd, read_only=read_only),
+            self.argv(cmd, read_only=read_only, network=network),
             cwd=None,
             env={},  # argv[0] is an absolute path; bwrap sets the command's environment
             timeout=timeout,

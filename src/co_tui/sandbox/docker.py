@@ -11,6 +11,9 @@ with /dev/null, so git reads no repository configuration. A mount over a file th
 replaces covers nothing more, so before each read-only run the files are looked at again and
 the container is made anew when they changed; each run also checks the cover in the
 container and, when it is not there, gives git no repository (base.READ_ONLY_GIT_GUARD).
+One command the user approved "with network" in the dialog (when the session container has
+none) runs in a container of its own on Docker's bridge network (`…-net-<token>`, hardened
+like the others, the workspace writable), removed when the command ends.
 
 The docker SDK is blocking: every call runs in a thread so the event loop never waits.
 Cancelling a command kills its process group inside the container. Containers carry
@@ -39,6 +42,7 @@ from co_tui.sandbox.base import (
     CommandResult,
     IsolationLevel,
     MaskedFile,
+    NetworkAccess,
     OutputCollector,
     SandboxError,
     SandboxUnavailable,
@@ -79,6 +83,8 @@ _WRAPPER = (
 # Until `timeout` made its own group, killing its pid is enough: it has not forked yet.
 _CANCEL = 'f=/tmp/co-exec-$1; : > "$f.cancel"; read -r pid < "$f" && kill -KILL "-$pid" "$pid"'
 CANCEL_WAIT = 5.0  # how long a cancelled turn waits for the kill to reach the container
+# What one command approved "with network" gets while the session container has none.
+GRANTED_NETWORK = "Docker's bridge network, in a fresh container of its own (empty /tmp and home)"
 _EXIT_STATUS = re.compile(rb"(.*?)(\d+)", re.DOTALL)
 _OOM_KILL = re.compile(rb"^oom_kill (\d+)$", re.MULTILINE)
 
@@ -178,6 +184,12 @@ class DockerSandbox:
         self._oom_kills: dict[str, int] = {}
 
     @property
+    def network(self) -> NetworkAccess:
+        if self.network_mode == "none":
+            return NetworkAccess("none", granted=GRANTED_NETWORK)
+        return NetworkAccess("bridge")
+
+    @property
     def container_id(self) -> str | None:
         return self._started(read_only=False)
 
@@ -229,12 +241,22 @@ class DockerSandbox:
             )
         existing.remove(force=True)
 
-    def _start_container(self, read_only: bool, masks: tuple[MaskedFile, ...] = ()) -> str:
+    def _start_container(
+        self,
+        read_only: bool,
+        masks: tuple[MaskedFile, ...] = (),
+        *,
+        name: str = "",
+        network_mode: str = "",
+    ) -> str:
+        """Start a container (blocking): the session's, its read-only one, or (`name`,
+        `network_mode`) one for a single command with network."""
         from docker.errors import APIError, ImageNotFound
         from docker.types import Mount
 
         self.stale_removed += remove_stale_containers(self.client)
-        name = self.ro_container_name if read_only else self.container_name
+        name = name or (self.ro_container_name if read_only else self.container_name)
+        network_mode = network_mode or ("none" if read_only else self.network_mode)
         self._remove_leftover(name)
         tmpfs_opts = "rw,nosuid,nodev,size=256m"
         uid, gid = self.run_as.uid, self.run_as.gid
@@ -267,7 +289,7 @@ class DockerSandbox:
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 pids_limit=self.pids_limit,
-                network_mode="none" if read_only else self.network_mode,
+                network_mode=network_mode,
                 mem_limit=self.mem_limit,
                 memswap_limit=self.mem_limit,  # no swap: over the limit means killed
                 nano_cpus=self.nano_cpus,
@@ -320,7 +342,7 @@ class DockerSandbox:
             await self._remove(replacing)
         return await asyncio.to_thread(self._start_container, read_only, masks)
 
-    async def _remove(self, start: asyncio.Task[str]) -> None:
+    async def _remove(self, start: asyncio.Future[str]) -> None:
         from docker.errors import NotFound
 
         try:
@@ -462,17 +484,41 @@ class DockerSandbox:
             api.exec_start(exec_id["Id"])
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+        self, cmd: str, timeout: float = 120, *, read_only: bool = False, network: bool = False
     ) -> CommandResult:
+        if read_only and network:
+            raise SandboxError("a read-only run never has network")
+        if network and self.network.grantable:
+            return await self._run_with_network(cmd, timeout)
         container_id = await self._ensure_container(read_only)
+        try:
+            return await self._run_in(container_id, cmd, timeout, read_only)
+        except ContainerGone:
+            self._starts.pop(read_only, None)
+            raise
+
+    async def _run_with_network(self, cmd: str, timeout: float) -> CommandResult:
+        """One command in a container of its own on the bridge network, removed after."""
+        name = f"{self.container_name}-net-{uuid.uuid4().hex[:8]}"
+        start = asyncio.ensure_future(
+            asyncio.to_thread(self._start_container, False, name=name, network_mode="bridge")
+        )
+        try:
+            container_id = await asyncio.shield(start)  # a cancel leaves it known, for removal
+            return await self._run_in(container_id, cmd, timeout, read_only=False)
+        finally:
+            removing = asyncio.ensure_future(self._remove(start))
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(removing)
+
+    async def _run_in(
+        self, container_id: str, cmd: str, timeout: float, read_only: bool
+    ) -> CommandResult:
         token = uuid.uuid4().hex
         try:
             return await asyncio.to_thread(
                 self._run_blocking, container_id, cmd, timeout, token, read_only
             )
-        except ContainerGone:
-            self._starts.pop(read_only, None)
-            raise
         except asyncio.CancelledError:
             # The exec's thread cannot be interrupted: kill the command where it runs.
             kill = asyncio.to_thread(self._cancel_exec, container_id, token)

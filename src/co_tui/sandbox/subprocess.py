@@ -1,7 +1,9 @@
 """No isolation: commands run on the host, in the workspace, with a scrubbed environment.
 
 Every command still needs the user's approval (safe-prefix auto-approval is off for
-isolation "none"), and read-only runs are refused: there is no read-only view here.
+isolation "none"), and read-only runs are refused: there is no read-only view here. Nothing
+limits the network either: every command reaches whatever this machine reaches, so there is
+no network to grant one command.
 
 Nothing a command starts outlives it. On Linux the command runs under reaper.py, a child
 subreaper: when the command's shell exits, every descendant is killed, those that left the
@@ -21,7 +23,13 @@ import signal
 import sys
 from pathlib import Path
 
-from co_tui.sandbox.base import CommandResult, IsolationLevel, OutputCollector, SandboxError
+from co_tui.sandbox.base import (
+    CommandResult,
+    IsolationLevel,
+    NetworkAccess,
+    OutputCollector,
+    SandboxError,
+)
 
 REAPER = Path(__file__).with_name("reaper.py")
 # After the leader exited: how long children left behind may keep the output open.
@@ -136,14 +144,16 @@ def shell_argv(cmd: str) -> list[str]:
 class SubprocessSandbox:
     name = "subprocess"
     isolation_level: IsolationLevel = "none"
+    network = NetworkAccess("host")
 
     def __init__(self, workspace: Path, output_limit: int = 100_000) -> None:
         self.workspace = workspace
         self.output_limit = output_limit
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+        self, cmd: str, timeout: float = 120, *, read_only: bool = False, network: bool = False
     ) -> CommandResult:
+        # `network`: every command has it already.
         if read_only:
             raise SandboxError("the subprocess backend has no read-only view of the workspace")
         return await run_in_process_group(

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 # How a call was decided, as the store records it (ApprovalRecord.decision).
 DECISIONS = {
     "approve": "approved by you",
+    "approve_network": "approved by you, with network for that command",
     "approve_all": "approved (approve-all was on)",
     "always": "approved by you, with a rule to always allow it",
     "auto": "allowed without asking (a permission rule or read-only)",

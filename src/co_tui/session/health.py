@@ -11,7 +11,7 @@ from co_tui import __version__
 from co_tui.config.paths import project_settings_path, user_data_dir, user_settings_path
 from co_tui.config.settings import Settings, SettingsError
 from co_tui.llm.providers import ProviderError, configured_provider, resolve_model
-from co_tui.sandbox import SandboxChoice, SandboxUnavailable
+from co_tui.sandbox import NetworkAccess, SandboxChoice, SandboxUnavailable
 
 if TYPE_CHECKING:
     from co_tui.integrations.mcp import MCPConnection
@@ -68,11 +68,23 @@ def sandbox_rows(choice: SandboxChoice | SandboxUnavailable) -> list[StatusRow]:
             state,
         )
     ]
+    rows.append(network_row(sandbox.network))
     if choice.warning:
         rows.append(StatusRow("  warning", choice.warning, "warn"))
     for backend, why in choice.skipped.items():
         rows.append(StatusRow(f"  {backend}", f"skipped: {why}", "off"))
     return rows
+
+
+def network_row(network: NetworkAccess) -> StatusRow:
+    """What the sandbox's commands reach, and how to let one command reach the network."""
+    text = f"{network.mode}: {network.explain()}"
+    if network.grantable:
+        text += (
+            f"; to let one command reach the network, approve it with network (w) in the "
+            f"approval dialog: {network.granted}"
+        )
+    return StatusRow("  network", text, "ok" if network.mode == "none" else "warn")
 
 
 def integration_rows(settings: Settings) -> list[StatusRow]:

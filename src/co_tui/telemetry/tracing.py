@@ -18,7 +18,7 @@ from co_tui.telemetry.setup import active_telemetry
 if TYPE_CHECKING:
     from opentelemetry.util.types import AnyValue
 
-    from co_tui.sandbox.base import CommandResult, SandboxProtocol
+    from co_tui.sandbox.base import CommandResult, NetworkAccess, SandboxProtocol
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -197,23 +197,32 @@ class TracingSandbox:
     def __repr__(self) -> str:
         return f"TracingSandbox({self._inner!r})"
 
+    @property
+    def network(self) -> NetworkAccess:
+        return self._inner.network
+
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+        self, cmd: str, timeout: float = 120, *, read_only: bool = False, network: bool = False
     ) -> CommandResult:
         telemetry = active_telemetry()
         if telemetry is None:
-            return await self._inner.run_command(cmd, timeout=timeout, read_only=read_only)
+            return await self._inner.run_command(
+                cmd, timeout=timeout, read_only=read_only, network=network
+            )
         attributes: dict[str, AnyValue] = {
             "co.sandbox.name": str(self._inner.name),
             "co.sandbox.isolation": str(self._inner.isolation_level),
             "co.sandbox.command": cmd,
             "co.sandbox.timeout_s": float(timeout),
             "co.sandbox.read_only": read_only,
+            "co.sandbox.network": network,
         }
         with telemetry.tracer.start_as_current_span(
             "sandbox_command", attributes=attributes
         ) as span:
-            result = await self._inner.run_command(cmd, timeout=timeout, read_only=read_only)
+            result = await self._inner.run_command(
+                cmd, timeout=timeout, read_only=read_only, network=network
+            )
             span.set_attributes(
                 {
                     "co.sandbox.exit_code": result.exit_code,

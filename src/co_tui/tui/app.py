@@ -99,6 +99,16 @@ async def _import_in_thread(*modules: str) -> None:
         await asyncio.to_thread(importlib.import_module, module)
 
 
+def bang_no_network(what: str) -> str:
+    """After a `!cmd` that failed for lack of network: what was seen, and the ways to allow it."""
+    return (
+        f'no network: the sandbox gives commands none (sandbox_network "none") and {what}. '
+        "To let one command reach it, ask the assistant to run it and approve it with "
+        'network (w) in the dialog; sandbox_network "bridge" in your settings gives '
+        "Docker's session container one"
+    )
+
+
 class CoApp(App[None]):
     TITLE = "co-tui"
     CSS_PATH = css_paths()  # type: ignore[assignment]
@@ -496,6 +506,8 @@ class CoApp(App[None]):
         warnings = [NOT_TRUSTED if untrusted else "", (deps.sandbox_warning or "") if deps else ""]
         chat.sandbox = deps.sandbox.name if deps else "…"
         chat.isolation = deps.sandbox.isolation_level if deps else "…"
+        isolating = deps is not None and deps.sandbox.isolation_level != "none"
+        chat.network = deps.sandbox.network.mode if deps and isolating else ""
         chat.yolo = self.session.approve_all
         chat.warning = "; ".join(w for w in warnings if w)
         chat.turn_tokens = self.session.turn_tokens
@@ -622,8 +634,10 @@ class CoApp(App[None]):
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _run_bang(self, cmd: str) -> None:
-        """`!cmd`: a command in the sandbox, outside any turn, shown as a tool call."""
+        """`!cmd`: a command in the sandbox, outside any turn, shown as a tool call. One that
+        failed for lack of network says so, and how to allow it."""
         from co_tui.protocol import events as ev
+        from co_tui.sandbox.offline import offline_failure
 
         session = await self.wait_session()  # a `!cmd` typed ahead of the first frame
         call = ev.ToolCall(
@@ -655,10 +669,14 @@ class CoApp(App[None]):
                 return
             assert self.session.deps is not None
             timeout = self.session.deps.sandbox_max_timeout
-            outcome = await self.session.deps.sandbox.run_command(cmd, timeout=timeout)
+            sandbox = self.session.deps.sandbox
+            outcome = await sandbox.run_command(cmd, timeout=timeout)
             ok = outcome.exit_code == 0 and not outcome.timed_out
             duration = time.monotonic() - started
-            result("ok" if ok else "failed", outcome.for_model(timeout), duration)
+            text = outcome.for_model(timeout)
+            if sandbox.network.mode == "none" and (failed := offline_failure(cmd, outcome)):
+                text += f"\n[{bang_no_network(failed.what())}]"
+            result("ok" if ok else "failed", text, duration)
         except asyncio.CancelledError:
             result("interrupted", "")
         except Exception as exc:

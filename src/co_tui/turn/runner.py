@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from pydantic_ai import (
@@ -54,18 +54,20 @@ from co_tui.permissions.store import StoreError
 from co_tui.permissions.suggest import check_rule_for, suggest_rule
 from co_tui.policy.approvals import Policy, decide_policy
 from co_tui.policy.egress import EgressReview, OriginKind, context_sources, egress_review
-from co_tui.policy.egress_session import session_table
+from co_tui.policy.egress_session import SHELL, session_table
 from co_tui.protocol import events as ev
 from co_tui.protocol.frontend import (
-    DENIED_MESSAGE,
     ApprovalAnswer,
     ApprovalDecision,
     ApprovalKind,
     ApprovalRecord,
     ApprovalRequest,
     FrontendProtocol,
+    NetworkOffer,
     args_hash,
     as_answer,
+    denied_message,
+    feedback_words,
 )
 from co_tui.telemetry.tracing import approval_clock, trace_approval, turn_span
 from co_tui.turn.silence import ProviderSilence
@@ -199,9 +201,24 @@ async def _decide_approvals(
     mcp_tools = frozenset(n for n, o in table.origins.items() if o.kind is OriginKind.MCP)
     sources = context_sources(messages, table, deps.sent_instructions)
     typed = typed_texts(messages)
+    network = deps.sandbox.network
 
-    def review_of(part: ToolCallPart, args: dict[str, Any]) -> EgressReview | None:
-        return egress_review(part.tool_name, args, sources, table, typed)
+    def review_of(
+        part: ToolCallPart, args: dict[str, Any], with_network: bool = False
+    ) -> EgressReview | None:
+        checked = session_table(deps, shell_network=True) if with_network else table
+        return egress_review(part.tool_name, args, sources, checked, typed)
+
+    def network_offer(
+        part: ToolCallPart, args: dict[str, Any]
+    ) -> tuple[NetworkOffer | None, EgressReview | None]:
+        """Whether the dialog may approve a shell command with the network on, and the
+        egress guard's review of it so: an outbound call then, as under sandbox_network
+        "bridge"."""
+        if part.tool_name != SHELL or not network.grantable or not isinstance(args.get("cmd"), str):
+            return None, None
+        review = review_of(part, args, with_network=True)
+        return NetworkOffer(network.granted, review.reason if review else ""), review
 
     def record(
         part: ToolCallPart,
@@ -211,6 +228,7 @@ async def _decide_approvals(
         read_only: bool = False,
         started: int | None = None,
         rule: str = "",
+        feedback: str = "",
     ) -> None:
         entry = ApprovalRecord(
             session_id=deps.session_id,
@@ -222,6 +240,7 @@ async def _decide_approvals(
             reason=reason,
             read_only=read_only,
             rule=rule,
+            feedback=feedback,
         )
         records.append(entry)
         trace_approval(entry, started)
@@ -288,6 +307,7 @@ async def _decide_approvals(
             call = ToolCall(part.tool_name, args, mcp=part.tool_name in mcp_tools)
             no_offer = deps.permissions.cannot_save or review is not None
             offer = None if no_offer else suggest_rule(call)
+            with_network, held = network_offer(part, args)
             request = ApprovalRequest(
                 session_id=deps.session_id,
                 tool_call_id=part.tool_call_id,
@@ -298,9 +318,13 @@ async def _decide_approvals(
                 total=len(needs_user),
                 suggested_rule=offer,
                 mcp_tool=call.mcp,
+                network_state=network.explain() if part.tool_name == SHELL else "",
+                network=with_network,
             )
             if review is not None:
                 request = review.request(request)  # its reason, sources and highlights
+            elif held is not None:
+                request = _for_network(request, held)
             reason = request.reason
             answer = as_answer(await frontend.prompt_approval(request))
             if answer.decision is ApprovalDecision.ALWAYS_ALLOW:
@@ -309,18 +333,40 @@ async def _decide_approvals(
                     reason = f"saved the permission rule `{rule}` for this project"
                 else:
                     answer = ApprovalAnswer(ApprovalDecision.APPROVE)
+            if answer.decision is ApprovalDecision.APPROVE_WITH_NETWORK:
+                if with_network is None:  # not offered: never more than was shown
+                    answer = ApprovalAnswer(ApprovalDecision.APPROVE)
+                else:
+                    deps.turn.network_approvals[part.tool_call_id] = args["cmd"]
+                    reason = f"with network for this command: {with_network.granted}"
+                    if with_network.egress_reason:
+                        reason = f"{reason}; {with_network.egress_reason}"
         decision = answer.decision
         if decision is ApprovalDecision.APPROVE_ALL:
             deps.set_approve_all(True)
+        feedback = ""
         if decision is ApprovalDecision.DENY:
-            results[part.tool_call_id] = ToolDenied(DENIED_MESSAGE)
+            message = denied_message(answer.feedback)
+            feedback = feedback_words(answer.feedback)
+            results[part.tool_call_id] = ToolDenied(message)
         else:  # the arguments the user saw are the arguments that run
             results[part.tool_call_id] = ToolApproved(override_args=args)
-        record(part, args, decision.value, reason, started=started, rule=rule)
+        record(part, args, decision.value, reason, started=started, rule=rule, feedback=feedback)
 
     for part in requests.calls:  # external calls: none of our tools defers this way
         results[part.tool_call_id] = ToolDenied("This tool cannot run here.")
     return DeferredToolResults(approvals=results)
+
+
+def _for_network(request: ApprovalRequest, held: EgressReview) -> ApprovalRequest:
+    """The request with what the egress guard holds against the command with network on:
+    its sources and what it carries, shown for the dialog's "with network" alone."""
+    return replace(
+        request,
+        sources=held.labels,
+        highlights=held.highlights,
+        carried=tuple(c.line() for c in held.carried),
+    )
 
 
 def _drop_interrupted_tail(messages: list[ModelMessage]) -> list[ModelMessage]:

@@ -41,7 +41,6 @@ from co_tui.policy.egress_session import SubagentDeps, review_call, session_tabl
 from co_tui.policy.fence import FENCE_RULE, FenceUntrusted
 from co_tui.protocol import events as ev
 from co_tui.protocol.frontend import (
-    DENIED_MESSAGE,
     ApprovalDecision,
     ApprovalKind,
     ApprovalRecord,
@@ -49,6 +48,8 @@ from co_tui.protocol.frontend import (
     FrontendProtocol,
     args_hash,
     as_answer,
+    denied_message,
+    feedback_words,
 )
 from co_tui.telemetry.tracing import approval_clock, trace_approval
 from co_tui.tools.catalog import READ_ONLY_TOOLS
@@ -117,18 +118,21 @@ class _EgressGuard(WrapperToolset[CoDeps]):
     ) -> Any:
         if session_table(ctx.deps).is_outbound(name):  # the others are not guarded
             review = review_call(ctx, name, tool_args)
-            if review is not None and not await self._approved(ctx, name, tool_args, review):
-                return ToolDenied(DENIED_MESSAGE)  # recorded like a denial in the main agent
+            denied = None if review is None else await self._denial(ctx, name, tool_args, review)
+            if denied is not None:
+                return denied  # recorded like a denial in the main agent
         return await super().call_tool(name, tool_args, ctx, tool)
 
-    async def _approved(
+    async def _denial(
         self, ctx: RunContext[CoDeps], name: str, args: dict[str, Any], review: EgressReview
-    ) -> bool:
+    ) -> ToolDenied | None:
+        """Ask the user; the denial the sub-agent reads (with the user's words), or None."""
         parent, frontend, sid = self.parent or ctx.deps, self.frontend, ctx.deps.session_id
         started = approval_clock()
         call_id = ctx.tool_call_id or ""
         decision: ApprovalKind = "deny"
         reason = review.reason
+        feedback = ""
         if frontend is not None:  # asked even under approve-all: it never covers this
             asked = ApprovalRequest(
                 session_id=sid,
@@ -137,12 +141,13 @@ class _EgressGuard(WrapperToolset[CoDeps]):
                 args=dict(args),
                 reason=review.reason,
             )
-            answer = as_answer(await frontend.prompt_approval(review.request(asked))).decision
-            if answer is ApprovalDecision.APPROVE_ALL:
+            answer = as_answer(await frontend.prompt_approval(review.request(asked)))
+            if answer.decision is ApprovalDecision.APPROVE_ALL:
                 parent.set_approve_all(True)
                 ctx.deps.set_approve_all(True)
             # "Always allow" saves no rule here: it approves this call once.
-            decision = _DECISIONS.get(answer, "approve")
+            decision = _DECISIONS.get(answer.decision, "approve")
+            feedback = feedback_words(answer.feedback) if decision == "deny" else ""
         record = ApprovalRecord(
             session_id=sid,
             tool_call_id=call_id,
@@ -151,11 +156,12 @@ class _EgressGuard(WrapperToolset[CoDeps]):
             args_hash=args_hash(args),
             decision=decision,
             reason=reason,
+            feedback=feedback,
         )
         trace_approval(record, started)
         if frontend is not None:
             frontend.emit(record)
-        return decision != "deny"
+        return ToolDenied(denied_message(feedback)) if decision == "deny" else None
 
 
 def build_subagent(

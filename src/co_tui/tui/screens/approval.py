@@ -6,10 +6,16 @@
   this call, which the user may edit (to `shell(npm test *)`, say); Enter saves it and
   approves this call, Esc goes back. The rule must cover this call. Offered only when the
   request carries a rule (`ApprovalRequest.suggested_rule`).
+- `w` (a shell command, when the sandbox gives commands no network) approves this one
+  command with the network on; the network line says what commands reach otherwise and
+  what `w` gives. With network the command is an outbound call: what the egress guard would
+  hold against it is shown, headed as being about `w`.
+- `t` (no, and tell it what to do instead, as in Codex and Claude Code) opens a line for
+  the user's words; Enter denies the call and the model reads them, Esc goes back.
 - Arguments show their hidden characters (escape sequences, bidi, zero-width) as escapes, and
   a warning line says when there are any; the whole value scrolls, the key row stays.
 
-y approves, n and Esc deny, Ctrl+C cancels the turn (also while the rule is edited).
+y approves, n and Esc deny, Ctrl+C cancels the turn (also while a field is open).
 """
 
 from __future__ import annotations
@@ -42,13 +48,16 @@ from co_tui.tui.screens.armed import (
 )
 from co_tui.tui.widgets.args_view import ArgsView
 from co_tui.tui.widgets.egress_sources import EgressSources
+from co_tui.tui.widgets.feedback_field import FeedbackField
 from co_tui.tui.widgets.keys_footer import KeysFooter
 
 
 class ApprovalScreen(ArmedModal[ApprovalReply | None]):
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("y", "decide('approve')", "Approve"),
+        Binding("w", "decide('approve_network')", "Approve with network"),
         Binding("n", "decide('deny')", "Deny"),
+        Binding("t", "tell", "Tell it what to do"),
         Binding("a", "approve_all", "Approve all (session)"),
         Binding("p", "always_allow", "Always allow (project)"),
         Binding("escape", "deny", "Deny", show=False),
@@ -60,10 +69,11 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
     AUTO_FOCUS = "#approval-args"
     # Keys that never approve anything work at once: deny, cancel the turn, scroll, focus.
     ALWAYS_ACTIVE = SCROLL_KEYS | {"escape", "ctrl+c"}
-    DECIDING_ACTIONS = frozenset({"decide", "approve_all", "always_allow"})
+    DECIDING_ACTIONS = frozenset({"decide", "approve_all", "always_allow", "tell"})
 
     confirming_all: reactive[bool] = reactive(False)
     editing_rule: reactive[bool] = reactive(False)
+    telling: reactive[bool] = reactive(False)  # the "what to do instead" field is open
 
     def __init__(self, request: ApprovalRequest, arm_delay: float = ARM_DELAY_S) -> None:
         super().__init__(keys_id="approval-keys", arm_delay=arm_delay, classes="approval-screen")
@@ -80,6 +90,8 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
         self.rule_status = Static("", id="approval-rule-status")
         self.rule_box = Vertical(id="approval-rule")
         self.rule_box.display = False  # until `p` opens it
+        self.feedback = FeedbackField(id="approval-feedback")
+        self.feedback.display = False  # until `t` opens it
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -93,6 +105,8 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
                 yield Static(title, id="approval-title")
                 reason = visible_text(f"Why: {r.reason}", keep="", style="italic")
                 yield Static(reason, id="approval-reason")
+                if r.network_state:
+                    yield Static(network_line(r), id="approval-network")
                 escapes = self.args_view.escapes
                 if escapes:
                     warning = hidden_warning("this call contains", escapes)
@@ -105,6 +119,7 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
                     yield Static(label, id="approval-rule-label")
                     yield self.rule_input
                     yield self.rule_status
+                yield self.feedback
                 yield self.keys
             yield self.args_view
         yield KeysFooter()
@@ -127,8 +142,9 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
                 style="bold yellow",
             )
         keys = Text()
-        if self.editing_rule:
-            key_label(keys, "enter", "save the rule and approve", active=True)
+        if self.editing_rule or self.telling:
+            done = "save the rule and approve" if self.editing_rule else "deny with these words"
+            key_label(keys, "enter", done, active=True)
             key_label(keys, "esc", "back", active=True)
             keys.append("\nCtrl+C cancels the turn", "dim")
             return keys
@@ -137,7 +153,11 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
         if self.offers_rule:
             key_label(keys, "p", "always allow in this project", active=self.armed)
         keys.append("\n")
+        if self.offers_network:
+            key_label(keys, "w", "approve WITH NETWORK", active=self.armed)
         key_label(keys, "a", "approve all this session", active=self.armed)
+        keys.append("\n")
+        key_label(keys, "t", "no, and tell it what to do instead", active=self.armed)
         key_label(keys, "esc", "deny", active=True)
         # A last line either way, so the dialog does not move when it arms.
         if self.armed:
@@ -151,6 +171,7 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
     def _disarm(self) -> None:
         self.confirming_all = False
         self.editing_rule = False
+        self.telling = False
         super()._disarm()
 
     def watch_confirming_all(self) -> None:
@@ -168,6 +189,29 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
             self._show_rule_status()
         elif self.rule_input.has_focus:
             self.args_view.focus()
+
+    # -- "no, and tell it what to do instead" --
+    def watch_telling(self, telling: bool) -> None:
+        self.feedback.display = telling
+        self.keys.update(self._key_row())
+        self.set_class(telling, "-telling")
+        self.refresh_bindings()
+        if telling:
+            self.feedback.focus_input()
+        elif self.feedback.input.has_focus:
+            self.args_view.focus()
+
+    def on_feedback_field_submitted(self, event: FeedbackField.Submitted) -> None:
+        event.stop()
+        self.dismiss(ApprovalAnswer(ApprovalDecision.DENY, feedback=event.words))
+
+    def action_tell(self) -> None:
+        self.telling = True
+
+    # -- "with network" --
+    @property
+    def offers_network(self) -> bool:
+        return self.request.network is not None
 
     # -- "always allow in this project" --
     @property
@@ -210,6 +254,8 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
         # Runs before ArmedModal.on_key, which holds back keys while the dialog is not armed.
         if self.editing_rule and event.key == "escape":  # back to the keys, deciding nothing
             self.editing_rule = False
+        elif self.telling and event.key == "escape":
+            self.telling = False
         elif self.confirming_all and event.key not in ("a", "ctrl+c"):
             self.confirming_all = False
         else:
@@ -220,12 +266,17 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "always_allow" and not self.offers_rule:
             return False
-        if action in self.DECIDING_ACTIONS and self.editing_rule:
+        if action == "decide" and parameters == ("approve_network",) and not self.offers_network:
+            return False
+        if action in self.DECIDING_ACTIONS and (self.editing_rule or self.telling):
             return False  # the field has the keys
         return super().check_action(action, parameters)
 
     def action_decide(self, value: str) -> None:
-        self.dismiss(ApprovalDecision(value))
+        decision = ApprovalDecision(value)
+        if decision is ApprovalDecision.APPROVE_WITH_NETWORK and not self.offers_network:
+            return  # never more than the dialog showed
+        self.dismiss(decision)
 
     def action_deny(self) -> None:
         self.dismiss(ApprovalDecision.DENY)
@@ -239,3 +290,19 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
     def action_always_allow(self) -> None:
         if self.offers_rule:
             self.editing_rule = True
+
+
+def network_line(request: ApprovalRequest) -> Text:
+    """What the command reaches: the sandbox's network, and what `w` would give."""
+    line = Text("Network: ", style="bold")
+    line.append_text(visible_text(request.network_state, keep=""))
+    offer = request.network
+    if offer is not None:
+        line.append("\n")
+        line.append(" w ", style="reverse bold")
+        line.append(" runs this command alone with ", style="")
+        line.append_text(visible_text(offer.granted, keep="", style="bold yellow"))
+        if offer.egress_reason:
+            line.append("\n")
+            line.append_text(visible_text(f"with network, {offer.egress_reason}", keep=""))
+    return line

@@ -90,6 +90,7 @@ class ChatScreen(Screen[None]):
     model = reactive("?")
     sandbox = reactive("?")
     isolation = reactive("?")
+    network = reactive("")  # an isolating sandbox's network mode ("none"); "" otherwise
     yolo = reactive(False)
     warning = reactive("")
     mcp = reactive("")
@@ -167,6 +168,7 @@ class ChatScreen(Screen[None]):
             ChatScreen.model,
             ChatScreen.sandbox,
             ChatScreen.isolation,
+            ChatScreen.network,
             ChatScreen.yolo,
             ChatScreen.warning,
             ChatScreen.mcp,

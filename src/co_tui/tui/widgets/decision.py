@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 DECISIONS = {
     "auto": ("auto-approved", "·", "dim"),
     "approve": ("you approved", "✓", "green"),
+    "approve_network": ("you approved WITH NETWORK", "✓", "bold yellow"),
     "always_allow": ("you always allow", "✓", "green"),
     "approve_all": ("you approved ALL calls for this session, starting with", "✓✓", "bold yellow"),
     "deny": ("denied", "⊘", "magenta"),
@@ -41,4 +42,7 @@ def approval_line(record: ApprovalRecord) -> Text:
     if record.read_only:
         line.append(", read-only", style=style)
     line.append(f" — {visible(record.reason, keep='')}", style="dim")
+    if record.feedback:  # plain already (protocol.frontend.feedback_words); made visible anyway
+        line.append("\n  you said: ", style=style)
+        line.append(f"“{visible(record.feedback, keep='')}”", style=f"{style} italic")
     return line

@@ -5,7 +5,8 @@ per source); what of the arguments is private text, marked in an excerpt of each
 (percent-decoded when that is where it was found), and one line per carried part naming its
 source and how it is encoded (base64, hex: found decoded, so not marked in the excerpt).
 Hidden characters show as escapes. Renders nothing (and takes no room) for a request
-without sources. Styles: styles/egress.tcss.
+without sources. A shell command that reaches the network only when approved with network
+(`w`) has its sources shown as being about that choice. Styles: styles/egress.tcss.
 """
 
 from __future__ import annotations
@@ -133,10 +134,10 @@ class EgressSources(Vertical):
         r = self.request
         if not r.sources:
             return
-        yield Static(
-            Text("⚠ This sends data out while the conversation holds:", style="bold"),
-            classes="egress-heading",
-        )
+        heading = "⚠ This sends data out while the conversation holds:"
+        if not r.egress and r.network is not None:
+            heading = "⚠ With network (w), this could send data out while the conversation holds:"
+        yield Static(Text(heading, style="bold"), classes="egress-heading")
         yield Static(sources_text(r.sources), classes="egress-sources")
         blocks = list(marked_arguments(r.args, r.highlights))
         if blocks:

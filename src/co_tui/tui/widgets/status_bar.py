@@ -1,4 +1,4 @@
-"""One line: provider and model, a sandbox warning, sandbox and isolation, yolo, tokens
+"""One line: provider and model, a sandbox warning, sandbox and isolation, its network, yolo, tokens
 (turn and session), the context meter and cost, MCP servers, whether a turn runs, a passing
 note.
 
@@ -89,6 +89,9 @@ class StatusBar(Static):
     note = reactive("")  # e.g. "retrying in 3s", "waiting for your decision"
     mcp = reactive("")  # e.g. "MCP 2/3 (failed: broken)"; empty when no server is configured
     warning = reactive("")  # the sandbox's or the project's warning, shown all session
+    # An isolating sandbox's network for approved commands ("none" or "bridge"); "" without
+    # isolation, where "(none)" says already that nothing is held back.
+    network = reactive("")
 
     def fields(self) -> list[Field]:
         """The line's fields in display order, each with its forms and rank."""
@@ -116,6 +119,12 @@ class StatusBar(Static):
         iso = Text(f"({s.isolation})", style="yellow" if s.isolation == "none" else "green")
         sandbox = Text(f"{s.sandbox} ").append_text(iso)
         fields.append(Field([Text("sandbox ").append_text(sandbox), sandbox, Text()], rank=4))
+        # Shortened before the sandbox is, never dropped: it explains failing commands.
+        if s.network == "none":
+            fields.append(Field([Text("no network"), Text("no net")], rank=3))
+        elif s.network:
+            on = [Text("network on", style="yellow"), Text("net on", style="yellow")]
+            fields.append(Field(on, rank=3))
         if s.yolo:
             fields.append(Field([Text("yolo ON", style="bold red")], rank=9))
         else:

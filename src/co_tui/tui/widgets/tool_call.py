@@ -13,6 +13,7 @@ from rich.panel import Panel
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
@@ -27,6 +28,9 @@ RESULT_COLLAPSE_LINES = 12
 class ToolCallBlock(Vertical, TranscriptItem):
     """One tool call: a dim line (name + key argument) and, later, its result."""
 
+    # The user approved this command with the network on (the dialog's `w`): the line says so.
+    network: reactive[bool] = reactive(False, init=False)
+
     def __init__(
         self,
         tool_call_id: str,
@@ -36,6 +40,7 @@ class ToolCallBlock(Vertical, TranscriptItem):
         status: str = "running",
         duration_s: float | None = None,
         result: tuple[str, str | None] | None = None,
+        network: bool = False,
     ) -> None:
         finished = status not in ("running", "ok")
         super().__init__(classes="tool-call" + (f" -{status}" if finished else ""))
@@ -44,14 +49,20 @@ class ToolCallBlock(Vertical, TranscriptItem):
         self.key_arg = key_arg
         self.status = status
         self.duration_s = duration_s
+        self.set_reactive(ToolCallBlock.network, network)
         self._line = Readout(self._line_text(), classes="tool-line", markup=False)
         self._result = result
         self._composed = False
+
+    def watch_network(self) -> None:
+        self._line.update(self._line_text())
 
     def _line_text(self) -> Text:
         text = Text()
         text.append(f"{glyph(self.status)} ", style=style(self.status))
         text.append_text(visible_text(self.tool_name, keep="", style="bold"))
+        if self.network:
+            text.append("  [with network]", style="bold yellow")
         if self.key_arg:
             text.append("  ")
             text.append_text(one_line(self.key_arg, 200))
@@ -89,6 +100,7 @@ class ToolCallBlock(Vertical, TranscriptItem):
             status=self.status,
             duration_s=self.duration_s,
             result=self._result,
+            network=self.network,
         )
 
 

@@ -141,6 +141,8 @@ class Transcript(VerticalScroll):
                 self._tool_result(result)
             case ev.ApprovalRecord() as record:
                 self.add(Note(approval_line(record), "decision"))
+                if record.decision == "approve_network" and record.tool_call_id in self._tools:
+                    self._tools[record.tool_call_id].network = True
             case ev.Status(message=text, level=level):
                 self.add(Note(text, level))
             case ev.Compacted() as compacted:

@@ -1,6 +1,7 @@
 from co_tui.sandbox.base import (
     CommandResult,
     IsolationLevel,
+    OutputListener,
     SandboxError,
     SandboxProtocol,
     SandboxUnavailable,
@@ -11,6 +12,7 @@ from co_tui.sandbox.subprocess import SubprocessSandbox
 __all__ = [
     "CommandResult",
     "IsolationLevel",
+    "OutputListener",
     "SandboxChoice",
     "SandboxError",
     "SandboxProtocol",

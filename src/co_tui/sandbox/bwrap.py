@@ -31,6 +31,7 @@ from co_tui.sandbox.base import (
     WORKSPACE_CHECK,
     CommandResult,
     IsolationLevel,
+    OutputListener,
     SandboxUnavailable,
     git_config_masks,
 )
@@ -150,7 +151,12 @@ class BwrapSandbox:
         return [*self._mounts[read_only], *masks, *self._rest[read_only], cmd]
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+        self,
+        cmd: str,
+        timeout: float = 120,
+        *,
+        read_only: bool = False,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         # The pid namespace ends with the command's shell: nothing it started outlives it.
         result = await run_in_process_group(
@@ -159,6 +165,7 @@ class BwrapSandbox:
             env={},  # argv[0] is an absolute path; bwrap sets the command's environment
             timeout=timeout,
             output_limit=self.output_limit,
+            on_output=on_output,
         )
         if (
             result.exit_code != 0

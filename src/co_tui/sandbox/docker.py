@@ -40,6 +40,7 @@ from co_tui.sandbox.base import (
     IsolationLevel,
     MaskedFile,
     OutputCollector,
+    OutputListener,
     SandboxError,
     SandboxUnavailable,
     git_config_masks,
@@ -349,7 +350,13 @@ class DockerSandbox:
 
     # -- commands ----------------------------------------------------------------------
     def _exec(
-        self, container_id: str, cmd: str, timeout: float, token: str, read_only: bool
+        self,
+        container_id: str,
+        cmd: str,
+        timeout: float,
+        token: str,
+        read_only: bool,
+        on_output: OutputListener | None = None,
     ) -> _ExecOutcome:
         """One command: exec_create, exec_start (raw socket). Blocking."""
         from docker.utils.socket import frames_iter
@@ -361,7 +368,7 @@ class DockerSandbox:
         sock = api.exec_start(exec_id, socket=True)
         raw = getattr(sock, "_sock", sock)
         raw.settimeout(None)
-        collector = OutputCollector(self.output_limit)
+        collector = OutputCollector(self.output_limit, on_output)
         stuck = threading.Event()
 
         def watchdog() -> None:
@@ -424,13 +431,19 @@ class DockerSandbox:
         self.client.api.restart(container_id, timeout=0)
 
     def _run_blocking(
-        self, container_id: str, cmd: str, timeout: float, token: str, read_only: bool
+        self,
+        container_id: str,
+        cmd: str,
+        timeout: float,
+        token: str,
+        read_only: bool,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         from docker.errors import APIError, NotFound
 
         started = time.monotonic()
         try:
-            outcome = self._exec(container_id, cmd, timeout, token, read_only)
+            outcome = self._exec(container_id, cmd, timeout, token, read_only, on_output)
         except NotFound as exc:
             raise ContainerGone("the sandbox container disappeared; it will be recreated") from exc
         except APIError as exc:
@@ -462,13 +475,24 @@ class DockerSandbox:
             api.exec_start(exec_id["Id"])
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+        self,
+        cmd: str,
+        timeout: float = 120,
+        *,
+        read_only: bool = False,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         container_id = await self._ensure_container(read_only)
         token = uuid.uuid4().hex
         try:
             return await asyncio.to_thread(
-                self._run_blocking, container_id, cmd, timeout, token, read_only
+                self._run_blocking,
+                container_id,
+                cmd,
+                timeout,
+                token,
+                read_only,
+                _in_loop(on_output),
             )
         except ContainerGone:
             self._starts.pop(read_only, None)
@@ -479,6 +503,18 @@ class DockerSandbox:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(kill), CANCEL_WAIT)
             raise
+
+
+def _in_loop(on_output: OutputListener | None) -> OutputListener | None:
+    """`on_output`, called from the exec's thread but run in this event loop's."""
+    if on_output is None:
+        return None
+    loop = asyncio.get_running_loop()
+
+    def told(text: str) -> None:
+        loop.call_soon_threadsafe(on_output, text)
+
+    return told
 
 
 def connect(timeout: float = 2.0) -> Any:

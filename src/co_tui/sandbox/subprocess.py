@@ -21,7 +21,13 @@ import signal
 import sys
 from pathlib import Path
 
-from co_tui.sandbox.base import CommandResult, IsolationLevel, OutputCollector, SandboxError
+from co_tui.sandbox.base import (
+    CommandResult,
+    IsolationLevel,
+    OutputCollector,
+    OutputListener,
+    SandboxError,
+)
 
 REAPER = Path(__file__).with_name("reaper.py")
 # After the leader exited: how long children left behind may keep the output open.
@@ -69,9 +75,11 @@ async def run_in_process_group(
     timeout: float,
     output_limit: int,
     graceful: bool = False,
+    on_output: OutputListener | None = None,
 ) -> CommandResult:
-    """Run argv in a new session; collect capped output; on timeout or cancel kill the whole
-    group, after SIGTERM to the leader and a grace when `graceful`."""
+    """Run argv in a new session; collect capped output (told to `on_output` as it comes);
+    on timeout or cancel kill the whole group, after SIGTERM to the leader and a grace when
+    `graceful`."""
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -84,7 +92,7 @@ async def run_in_process_group(
         )
     except OSError as exc:
         raise SandboxError(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
-    collector = OutputCollector(output_limit)
+    collector = OutputCollector(output_limit, on_output)
     assert proc.stdout is not None
 
     async def pump() -> None:
@@ -142,7 +150,12 @@ class SubprocessSandbox:
         self.output_limit = output_limit
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+        self,
+        cmd: str,
+        timeout: float = 120,
+        *,
+        read_only: bool = False,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         if read_only:
             raise SandboxError("the subprocess backend has no read-only view of the workspace")
@@ -153,6 +166,7 @@ class SubprocessSandbox:
             timeout=timeout,
             output_limit=self.output_limit,
             graceful=sys.platform == "linux",
+            on_output=on_output,
         )
 
     async def cleanup(self) -> None:

@@ -18,7 +18,7 @@ from co_tui.telemetry.setup import active_telemetry
 if TYPE_CHECKING:
     from opentelemetry.util.types import AnyValue
 
-    from co_tui.sandbox.base import CommandResult, SandboxProtocol
+    from co_tui.sandbox.base import CommandResult, OutputListener, SandboxProtocol
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -198,11 +198,18 @@ class TracingSandbox:
         return f"TracingSandbox({self._inner!r})"
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False
+        self,
+        cmd: str,
+        timeout: float = 120,
+        *,
+        read_only: bool = False,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         telemetry = active_telemetry()
         if telemetry is None:
-            return await self._inner.run_command(cmd, timeout=timeout, read_only=read_only)
+            return await self._inner.run_command(
+                cmd, timeout=timeout, read_only=read_only, on_output=on_output
+            )
         attributes: dict[str, AnyValue] = {
             "co.sandbox.name": str(self._inner.name),
             "co.sandbox.isolation": str(self._inner.isolation_level),
@@ -213,7 +220,9 @@ class TracingSandbox:
         with telemetry.tracer.start_as_current_span(
             "sandbox_command", attributes=attributes
         ) as span:
-            result = await self._inner.run_command(cmd, timeout=timeout, read_only=read_only)
+            result = await self._inner.run_command(
+                cmd, timeout=timeout, read_only=read_only, on_output=on_output
+            )
             span.set_attributes(
                 {
                     "co.sandbox.exit_code": result.exit_code,

@@ -7,6 +7,9 @@ the model still gets its output and the `[exit code N]` line either way.
 A command that runs without asking (the read-only classifier accepted it) is killed after
 AUTO_APPROVED_TIMEOUT_S at most, whatever timeout the model asked for; a command the user
 approved gets the timeout asked for, up to sandbox_max_timeout.
+
+While it runs, its last lines go to the turn's frontend as `ToolOutput` events
+(tools/live_output.py).
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from __future__ import annotations
 from pydantic_ai import ModelRetry, RunContext, ToolFailed
 
 from co_tui.context.deps import CoDeps
-from co_tui.sandbox import CommandResult, SandboxError
+from co_tui.sandbox import CommandResult, OutputListener, SandboxError
+from co_tui.tools.live_output import LiveOutput
 
 AUTO_APPROVED_TIMEOUT_S = 30
 
@@ -27,6 +31,14 @@ def command_timeout(requested: int, max_timeout: int, *, auto_approved: bool) ->
 
 def command_failed(result: CommandResult) -> bool:
     return result.exit_code != 0 or result.timed_out or result.killed_reason is not None
+
+
+def live_output(ctx: RunContext[CoDeps]) -> OutputListener | None:
+    """The command's last lines, to the turn's frontend as they come (none outside a turn)."""
+    frontend = ctx.deps.turn.frontend
+    if frontend is None or not ctx.tool_call_id:
+        return None
+    return LiveOutput(frontend, ctx.deps.session_id, ctx.tool_call_id)
 
 
 async def run_shell_command(ctx: RunContext[CoDeps], cmd: str, timeout: int = 120) -> str:
@@ -47,7 +59,9 @@ async def run_shell_command(ctx: RunContext[CoDeps], cmd: str, timeout: int = 12
     read_only = approved_read_only is not None
     effective = command_timeout(timeout, ctx.deps.sandbox_max_timeout, auto_approved=read_only)
     try:
-        result = await ctx.deps.sandbox.run_command(cmd, timeout=effective, read_only=read_only)
+        result = await ctx.deps.sandbox.run_command(
+            cmd, timeout=effective, read_only=read_only, on_output=live_output(ctx)
+        )
     except SandboxError as exc:
         raise ModelRetry(f"The sandbox could not run the command: {exc}") from exc
     text = result.for_model(effective)

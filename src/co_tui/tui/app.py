@@ -559,6 +559,7 @@ class CoApp(App[None]):
     async def _run_bang(self, cmd: str) -> None:
         """`!cmd`: a command in the sandbox, outside any turn, shown as a tool call."""
         from co_tui.protocol import events as ev
+        from co_tui.tools.live_output import LiveOutput
 
         session = await self.wait_session()  # a `!cmd` typed ahead of the first frame
         call = ev.ToolCall(
@@ -590,7 +591,10 @@ class CoApp(App[None]):
                 return
             assert self.session.deps is not None
             timeout = self.session.deps.sandbox_max_timeout
-            outcome = await self.session.deps.sandbox.run_command(cmd, timeout=timeout)
+            live = LiveOutput(self.frontend, call.session_id, call.tool_call_id)
+            outcome = await self.session.deps.sandbox.run_command(
+                cmd, timeout=timeout, on_output=live
+            )
             ok = outcome.exit_code == 0 and not outcome.timed_out
             duration = time.monotonic() - started
             result("ok" if ok else "failed", outcome.for_model(timeout), duration)

@@ -122,6 +122,8 @@ def type_text(tp: Any) -> str:
         return f"{origin.__name__}[{', '.join(type_text(arg) for arg in args)}]"
     if tp is type(None):
         return "None"
+    if tp is Ellipsis:  # tuple[str, ...]
+        return "..."
     if tp is Any:
         return "Any"
     if isinstance(tp, type):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -141,17 +142,24 @@ def no_telemetry_leaks_between_tests() -> Iterator[None]:
 
 @pytest.fixture
 def snap_compare(snap_compare: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """pytest-textual-snapshot's snap_compare, with every text cursor still. The prompt's
+    """pytest-textual-snapshot's snap_compare, with every text cursor still and the activity
+    line's clock stopped (a test that wants it elsewhere gives its own). The prompt's
     cursor rests after 10 s without input and blinks again at the next key
     (tui/widgets/resting_cursor.py): on a loaded machine a test took longer than that, its
     next key started the blink again, and the screenshot caught either phase (of the screen
     in front, or of one behind a dialog, drawn last before the dialog opened). Here it never
     rests during a test, and every cursor is still when the screenshot is taken."""
+    from co_tui.tui.screens.chat import ChatScreen
     from co_tui.tui.widgets import resting_cursor
+    from tests.tui.helpers import StillClock
 
     monkeypatch.setattr(resting_cursor, "REST_AFTER_S", 3600.0)
 
     def compare(app: Any, *args: Any, run_before: Any = None, **kwargs: Any) -> Any:
+        chat = getattr(app, "chat", None)
+        if isinstance(chat, ChatScreen) and chat.activity_line.clock is time.monotonic:
+            chat.activity_line.clock = StillClock()  # a still spinner and "0s"
+
         async def then_still(pilot: Any) -> None:
             if run_before is not None:
                 result = run_before(pilot)

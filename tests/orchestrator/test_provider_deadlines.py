@@ -169,12 +169,12 @@ async def test_a_long_running_tool_is_not_the_provider_s_silence(tmp_path: Path)
 
 
 @pytest.mark.slow
-async def test_the_status_bar_counts_the_wait_and_clears_with_the_answer(
+async def test_the_activity_line_counts_the_wait_and_clears_with_the_answer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from co_tui.tui.app import CoApp
     from tests.telemetry.test_viewer import until
-    from tests.tui.helpers import SIZE, settle
+    from tests.tui.helpers import SIZE, rendered, settle
 
     monkeypatch.chdir(tmp_path)
     with serve([stall_before_headers(4.5, "Here now.")]) as srv:
@@ -182,7 +182,8 @@ async def test_the_status_bar_counts_the_wait_and_clears_with_the_answer(
         async with app.run_test(size=SIZE) as pilot:
             assert await app.wait_ready()
             app.start_turn("hello")
-            bar = app.chat.status_bar
-            await until(pilot, lambda: "waiting for the provider (3 s)" in bar.note, tries=200)
+            line = app.chat.activity_line
+            await until(pilot, lambda: "waiting for ollama… 3s" in rendered(line), tries=200)
+            assert "waiting" not in app.chat.status_bar.note  # said once
             await settle(pilot, app)
-            assert app.session.last_answer == "Here now." and bar.note == ""
+            assert app.session.last_answer == "Here now." and not line.display

@@ -43,6 +43,20 @@ def make_app(
     return CoApp(settings, bundle=bundle, deps=deps, history_path=history_path)
 
 
+class StillClock:
+    """A clock that moves only when told to: the activity line's elapsed time and spinner
+    frame stand still in a snapshot."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 def last_request(messages: list[ModelMessage]) -> ModelRequest | None:
     for m in reversed(messages):
         if isinstance(m, ModelRequest):

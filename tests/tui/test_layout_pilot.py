@@ -158,7 +158,7 @@ async def test_a_sidebar_hidden_by_the_user_stays_hidden_across_resizes(tmp_path
 
 
 # -- the status bar by priority --
-async def test_at_80_columns_the_status_bar_says_in_full_that_a_decision_waits(
+async def test_at_80_columns_the_activity_line_says_a_decision_waits(
     tmp_path: Path,
 ) -> None:
     app = make_app(shell_then_text(["echo hi"]), tmp_path)
@@ -167,15 +167,15 @@ async def test_at_80_columns_the_status_bar_says_in_full_that_a_decision_waits(
         await submit(pilot, app, "run it")
         await approval_dialog(pilot, app)
         await pilot.pause()
-        line = status_line(app)
-        assert "waiting for your decision" in line
-        assert "working…" in line
+        line = rendered(app.chat.activity_line)
+        assert "waiting for you" in line and "Esc cancels" in line
+        assert "waiting" not in status_line(app)  # said once, not twice
         await pilot.press("n")
         await settle(pilot, app)
-        assert "waiting" not in status_line(app)
+        assert not app.chat.activity_line.display
 
 
-async def test_a_running_turn_is_never_cut_from_a_narrow_status_bar(tmp_path: Path) -> None:
+async def test_a_running_turn_keeps_its_line_beside_a_crowded_status_bar(tmp_path: Path) -> None:
     release = asyncio.Event()
 
     async def slow(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
@@ -191,8 +191,10 @@ async def test_a_running_turn_is_never_cut_from_a_narrow_status_bar(tmp_path: Pa
         await submit(pilot, app, "go")
         await wait_until(pilot, lambda: app.chat.turn_running, "the turn to start")
         await pilot.pause()
+        activity = rendered(app.chat.activity_line)
+        assert "answering…" in activity and "· Esc cancels" in activity
         line = status_line(app)
-        assert "working… Esc cancels" in line and "retrying in 3s" in line
+        assert "retrying in 3s" in line
         assert "failed: a-broken-server" not in line  # the least useful field gave way
         release.set()
         await settle(pilot, app)

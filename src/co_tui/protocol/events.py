@@ -51,6 +51,7 @@ class ThinkingEnd:
     type: ClassVar[str] = "thinking_end"
     session_id: str
     content: str  # the whole thinking part
+    duration_s: float | None = None  # from its first delta to its end; None when not known
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,6 +82,18 @@ class ToolCall:
     tool_name: str
     args: dict[str, Any]
     key_arg: str  # the one argument worth showing inline (a shell command, a query)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolOutput:
+    """What a running call printed last (a shell command's stdout and stderr as they come):
+    its latest lines, the one being written included. Each replaces the one before; its
+    `ToolResult` replaces them all."""
+
+    type: ClassVar[str] = "tool_output"
+    session_id: str
+    tool_call_id: str
+    lines: tuple[str, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -214,6 +227,7 @@ TurnEvent = (
     | TextDelta
     | TextEnd
     | ToolCall
+    | ToolOutput
     | ToolResult
     | ApprovalRecord
     | Usage

@@ -10,7 +10,9 @@ sandbox before each command). Nothing else in the view changes.
 
 from __future__ import annotations
 
+import codecs
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
@@ -44,6 +46,10 @@ class NetworkAccess:
                 "commands that run without asking never do"
             )
         return "commands cannot reach the network"
+
+
+# Told the command's output (stdout and stderr as they come, decoded) while it runs.
+OutputListener = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -200,13 +206,21 @@ class SandboxProtocol(Protocol):
     def network(self) -> NetworkAccess: ...
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False, network: bool = False
+        self,
+        cmd: str,
+        timeout: float = 120,
+        *,
+        read_only: bool = False,
+        network: bool = False,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         """Run `cmd` in the workspace. `read_only`: in a read-only view of the workspace with
         no network (auto-approved commands); a backend that cannot isolate raises
         SandboxError rather than run it with less. `network`: this one command reaches the
         network (`self.network.granted` says how); only the user's "with network" in the
-        approval dialog asks for it. Never together with `read_only`."""
+        approval dialog asks for it. Never together with `read_only`. `on_output` is told the
+        output as it comes, in the event loop's thread, all of it (the result keeps only the
+        start)."""
         ...
 
     async def cleanup(self) -> None: ...
@@ -218,17 +232,27 @@ class SandboxProtocol(Protocol):
         ...
 
 
+def _no_nul(text: str) -> str:
+    """NULs would corrupt terminals and JSON consumers."""
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
 class OutputCollector:
     """Keeps the first `limit` bytes of a stream and counts the rest, so a 50 MB output
-    neither fills memory nor blocks the child on a full pipe."""
+    neither fills memory nor blocks the child on a full pipe. `on_output` is told every
+    chunk as text (a character split across chunks waits for its other bytes)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, on_output: OutputListener | None = None) -> None:
         self.limit = limit
         self._chunks: list[bytes] = []
         self._kept = 0
         self.dropped = 0
+        self._on_output = on_output
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def feed(self, data: bytes) -> None:
+        if self._on_output is not None and (text := self._decoder.decode(data)):
+            self._on_output(_no_nul(text))
         room = self.limit - self._kept
         if room > 0:
             self._chunks.append(data[:room])
@@ -241,9 +265,7 @@ class OutputCollector:
 
     def text(self) -> str:
         raw = b"".join(self._chunks)
-        text = raw.decode("utf-8", errors="replace")
-        if "\x00" in text:  # NULs would corrupt terminals and JSON consumers
-            text = text.replace("\x00", "\ufffd")
+        text = _no_nul(raw.decode("utf-8", errors="replace"))
         if self.truncated:
             text += f"\n… {self.dropped:,} more bytes not shown"
         return text

@@ -36,6 +36,7 @@ from co_tui.sandbox.base import (
     CommandResult,
     IsolationLevel,
     NetworkAccess,
+    OutputListener,
     SandboxError,
     SandboxUnavailable,
     git_config_masks,
@@ -174,7 +175,13 @@ class BwrapSandbox:
         return [*self._mounts[read_only], *masks, *rest, cmd]
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False, network: bool = False
+        self,
+        cmd: str,
+        timeout: float = 120,
+        *,
+        read_only: bool = False,
+        network: bool = False,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         if read_only and network:
             raise SandboxError("a read-only run never has network")
@@ -185,6 +192,7 @@ class BwrapSandbox:
             env={},  # argv[0] is an absolute path; bwrap sets the command's environment
             timeout=timeout,
             output_limit=self.output_limit,
+            on_output=on_output,
         )
         if (
             result.exit_code != 0

@@ -44,6 +44,7 @@ from co_tui.sandbox.base import (
     MaskedFile,
     NetworkAccess,
     OutputCollector,
+    OutputListener,
     SandboxError,
     SandboxUnavailable,
     git_config_masks,
@@ -371,7 +372,13 @@ class DockerSandbox:
 
     # -- commands ----------------------------------------------------------------------
     def _exec(
-        self, container_id: str, cmd: str, timeout: float, token: str, read_only: bool
+        self,
+        container_id: str,
+        cmd: str,
+        timeout: float,
+        token: str,
+        read_only: bool,
+        on_output: OutputListener | None = None,
     ) -> _ExecOutcome:
         """One command: exec_create, exec_start (raw socket). Blocking."""
         from docker.utils.socket import frames_iter
@@ -383,7 +390,7 @@ class DockerSandbox:
         sock = api.exec_start(exec_id, socket=True)
         raw = getattr(sock, "_sock", sock)
         raw.settimeout(None)
-        collector = OutputCollector(self.output_limit)
+        collector = OutputCollector(self.output_limit, on_output)
         stuck = threading.Event()
 
         def watchdog() -> None:
@@ -446,13 +453,19 @@ class DockerSandbox:
         self.client.api.restart(container_id, timeout=0)
 
     def _run_blocking(
-        self, container_id: str, cmd: str, timeout: float, token: str, read_only: bool
+        self,
+        container_id: str,
+        cmd: str,
+        timeout: float,
+        token: str,
+        read_only: bool,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         from docker.errors import APIError, NotFound
 
         started = time.monotonic()
         try:
-            outcome = self._exec(container_id, cmd, timeout, token, read_only)
+            outcome = self._exec(container_id, cmd, timeout, token, read_only, on_output)
         except NotFound as exc:
             raise ContainerGone("the sandbox container disappeared; it will be recreated") from exc
         except APIError as exc:
@@ -484,20 +497,28 @@ class DockerSandbox:
             api.exec_start(exec_id["Id"])
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False, network: bool = False
+        self,
+        cmd: str,
+        timeout: float = 120,
+        *,
+        read_only: bool = False,
+        network: bool = False,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         if read_only and network:
             raise SandboxError("a read-only run never has network")
         if network and self.network.grantable:
-            return await self._run_with_network(cmd, timeout)
+            return await self._run_with_network(cmd, timeout, on_output)
         container_id = await self._ensure_container(read_only)
         try:
-            return await self._run_in(container_id, cmd, timeout, read_only)
+            return await self._run_in(container_id, cmd, timeout, read_only, on_output)
         except ContainerGone:
             self._starts.pop(read_only, None)
             raise
 
-    async def _run_with_network(self, cmd: str, timeout: float) -> CommandResult:
+    async def _run_with_network(
+        self, cmd: str, timeout: float, on_output: OutputListener | None
+    ) -> CommandResult:
         """One command in a container of its own on the bridge network, removed after."""
         name = f"{self.container_name}-net-{uuid.uuid4().hex[:8]}"
         start = asyncio.ensure_future(
@@ -505,19 +526,30 @@ class DockerSandbox:
         )
         try:
             container_id = await asyncio.shield(start)  # a cancel leaves it known, for removal
-            return await self._run_in(container_id, cmd, timeout, read_only=False)
+            return await self._run_in(container_id, cmd, timeout, False, on_output)
         finally:
             removing = asyncio.ensure_future(self._remove(start))
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.shield(removing)
 
     async def _run_in(
-        self, container_id: str, cmd: str, timeout: float, read_only: bool
+        self,
+        container_id: str,
+        cmd: str,
+        timeout: float,
+        read_only: bool,
+        on_output: OutputListener | None,
     ) -> CommandResult:
         token = uuid.uuid4().hex
         try:
             return await asyncio.to_thread(
-                self._run_blocking, container_id, cmd, timeout, token, read_only
+                self._run_blocking,
+                container_id,
+                cmd,
+                timeout,
+                token,
+                read_only,
+                _in_loop(on_output),
             )
         except asyncio.CancelledError:
             # The exec's thread cannot be interrupted: kill the command where it runs.
@@ -525,6 +557,18 @@ class DockerSandbox:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(kill), CANCEL_WAIT)
             raise
+
+
+def _in_loop(on_output: OutputListener | None) -> OutputListener | None:
+    """`on_output`, called from the exec's thread but run in this event loop's."""
+    if on_output is None:
+        return None
+    loop = asyncio.get_running_loop()
+
+    def told(text: str) -> None:
+        loop.call_soon_threadsafe(on_output, text)
+
+    return told
 
 
 def connect(timeout: float = 2.0) -> Any:

@@ -28,6 +28,7 @@ from co_tui.sandbox.base import (
     IsolationLevel,
     NetworkAccess,
     OutputCollector,
+    OutputListener,
     SandboxError,
 )
 
@@ -77,9 +78,11 @@ async def run_in_process_group(
     timeout: float,
     output_limit: int,
     graceful: bool = False,
+    on_output: OutputListener | None = None,
 ) -> CommandResult:
-    """Run argv in a new session; collect capped output; on timeout or cancel kill the whole
-    group, after SIGTERM to the leader and a grace when `graceful`."""
+    """Run argv in a new session; collect capped output (told to `on_output` as it comes);
+    on timeout or cancel kill the whole group, after SIGTERM to the leader and a grace when
+    `graceful`."""
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -92,7 +95,7 @@ async def run_in_process_group(
         )
     except OSError as exc:
         raise SandboxError(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
-    collector = OutputCollector(output_limit)
+    collector = OutputCollector(output_limit, on_output)
     assert proc.stdout is not None
 
     async def pump() -> None:
@@ -151,7 +154,13 @@ class SubprocessSandbox:
         self.output_limit = output_limit
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False, network: bool = False
+        self,
+        cmd: str,
+        timeout: float = 120,
+        *,
+        read_only: bool = False,
+        network: bool = False,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         # `network`: every command has it already.
         if read_only:
@@ -163,6 +172,7 @@ class SubprocessSandbox:
             timeout=timeout,
             output_limit=self.output_limit,
             graceful=sys.platform == "linux",
+            on_output=on_output,
         )
 
     async def cleanup(self) -> None:

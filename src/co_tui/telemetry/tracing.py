@@ -18,7 +18,7 @@ from co_tui.telemetry.setup import active_telemetry
 if TYPE_CHECKING:
     from opentelemetry.util.types import AnyValue
 
-    from co_tui.sandbox.base import CommandResult, NetworkAccess, SandboxProtocol
+    from co_tui.sandbox.base import CommandResult, NetworkAccess, OutputListener, SandboxProtocol
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -202,12 +202,18 @@ class TracingSandbox:
         return self._inner.network
 
     async def run_command(
-        self, cmd: str, timeout: float = 120, *, read_only: bool = False, network: bool = False
+        self,
+        cmd: str,
+        timeout: float = 120,
+        *,
+        read_only: bool = False,
+        network: bool = False,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         telemetry = active_telemetry()
         if telemetry is None:
             return await self._inner.run_command(
-                cmd, timeout=timeout, read_only=read_only, network=network
+                cmd, timeout=timeout, read_only=read_only, network=network, on_output=on_output
             )
         attributes: dict[str, AnyValue] = {
             "co.sandbox.name": str(self._inner.name),
@@ -221,7 +227,7 @@ class TracingSandbox:
             "sandbox_command", attributes=attributes
         ) as span:
             result = await self._inner.run_command(
-                cmd, timeout=timeout, read_only=read_only, network=network
+                cmd, timeout=timeout, read_only=read_only, network=network, on_output=on_output
             )
             span.set_attributes(
                 {

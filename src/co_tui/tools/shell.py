@@ -12,6 +12,8 @@ A command has the network only when the sandbox gives every approved command one
 user approved exactly this call "with network" in the dialog (the turn runner's
 `network_approvals`): no argument of the model's asks for it. One that failed for lack of
 network (sandbox/offline.py) says so, and how the user can allow it.
+While it runs, its last lines go to the turn's frontend as `ToolOutput` events
+(tools/live_output.py).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from __future__ import annotations
 from pydantic_ai import ModelRetry, RunContext, ToolFailed
 
 from co_tui.context.deps import CoDeps
-from co_tui.sandbox import CommandResult, SandboxError
+from co_tui.sandbox import CommandResult, OutputListener, SandboxError
 from co_tui.sandbox.offline import offline_failure
+from co_tui.tools.live_output import LiveOutput
 
 AUTO_APPROVED_TIMEOUT_S = 30
 
@@ -33,6 +36,14 @@ def command_timeout(requested: int, max_timeout: int, *, auto_approved: bool) ->
 
 def command_failed(result: CommandResult) -> bool:
     return result.exit_code != 0 or result.timed_out or result.killed_reason is not None
+
+
+def live_output(ctx: RunContext[CoDeps]) -> OutputListener | None:
+    """The command's last lines, to the turn's frontend as they come (none outside a turn)."""
+    frontend = ctx.deps.turn.frontend
+    if frontend is None or not ctx.tool_call_id:
+        return None
+    return LiveOutput(frontend, ctx.deps.session_id, ctx.tool_call_id)
 
 
 async def run_shell_command(ctx: RunContext[CoDeps], cmd: str, timeout: int = 120) -> str:
@@ -59,7 +70,11 @@ async def run_shell_command(ctx: RunContext[CoDeps], cmd: str, timeout: int = 12
     sandbox = ctx.deps.sandbox
     try:
         result = await sandbox.run_command(
-            cmd, timeout=effective, read_only=read_only, network=network
+            cmd,
+            timeout=effective,
+            read_only=read_only,
+            network=network,
+            on_output=live_output(ctx),
         )
     except SandboxError as exc:
         raise ModelRetry(f"The sandbox could not run the command: {exc}") from exc

@@ -638,6 +638,7 @@ class CoApp(App[None]):
         failed for lack of network says so, and how to allow it."""
         from co_tui.protocol import events as ev
         from co_tui.sandbox.offline import offline_failure
+        from co_tui.tools.live_output import LiveOutput
 
         session = await self.wait_session()  # a `!cmd` typed ahead of the first frame
         call = ev.ToolCall(
@@ -670,7 +671,8 @@ class CoApp(App[None]):
             assert self.session.deps is not None
             timeout = self.session.deps.sandbox_max_timeout
             sandbox = self.session.deps.sandbox
-            outcome = await sandbox.run_command(cmd, timeout=timeout)
+            live = LiveOutput(self.frontend, call.session_id, call.tool_call_id)
+            outcome = await sandbox.run_command(cmd, timeout=timeout, on_output=live)
             ok = outcome.exit_code == 0 and not outcome.timed_out
             duration = time.monotonic() - started
             text = outcome.for_model(timeout)

@@ -9,15 +9,19 @@ orchestrator emits, so nothing here guesses where a part starts or ends.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
 from typing import TYPE_CHECKING
 
 # Turn events are imported where they are matched, not here: the first frame does without
 # them (20 frozen dataclasses, 15-25 ms to import on 2 cores).
+from co_tui.tui.widgets.activity import Activity
+
 if TYPE_CHECKING:
     from co_tui.protocol import events as ev
+
+SHELL_TOOLS = ("run_shell_command", "!")  # their key argument is the command line
 
 
 class DisplayState(StrEnum):
@@ -40,18 +44,24 @@ class SessionDisplay:
     session_id: str
     parent_session_id: str | None = None
     state: DisplayState = DisplayState.IDLE
-    running_tools: int = 0
+    in_turn: bool = False  # between its TurnStart and TurnEnd
+    running: dict[str, ev.ToolCall] = field(default_factory=dict)  # calls without a result
 
     @property
     def is_subagent(self) -> bool:
         return self.parent_session_id is not None
+
+    @property
+    def running_tools(self) -> int:
+        return len(self.running)
 
     def advance(self, event: ev.TurnEvent) -> None:
         from co_tui.protocol import events as ev
 
         match event:
             case ev.TurnStart():
-                self.state, self.running_tools = DisplayState.IDLE, 0
+                self.state, self.in_turn = DisplayState.IDLE, True
+                self.running.clear()
             case ev.ThinkingStart():
                 self.state = DisplayState.THINKING
             case ev.TextStart():
@@ -59,20 +69,36 @@ class SessionDisplay:
             case ev.ThinkingEnd() | ev.TextEnd():
                 self.state = self._between_parts()
             case ev.ToolCall():
-                self.running_tools += 1
+                self.running[event.tool_call_id] = event
                 self.state = DisplayState.TOOL_EXECUTING
             case ev.ToolResult():
-                self.running_tools = max(0, self.running_tools - 1)
+                self.running.pop(event.tool_call_id, None)
                 self.state = self._between_parts()
             case ev.Error():
                 self.state = DisplayState.ERROR
             case ev.TurnEnd():
-                self.state, self.running_tools = DisplayState.IDLE, 0
+                self.state, self.in_turn = DisplayState.IDLE, False
+                self.running.clear()
             case _:
                 pass
 
     def _between_parts(self) -> DisplayState:
-        return DisplayState.TOOL_EXECUTING if self.running_tools else DisplayState.IDLE
+        return DisplayState.TOOL_EXECUTING if self.running else DisplayState.IDLE
+
+    def activity(self, provider: str) -> Activity | None:
+        """What the session is doing now, for the activity line; None when nothing runs.
+        `provider`: who a request waits for."""
+        if self.running:
+            *others, call = self.running.values()
+            what = "running" if call.tool_name in SHELL_TOOLS else f"running {call.tool_name}"
+            return Activity(what, call.key_arg, len(others), call.tool_call_id)
+        if self.state is DisplayState.THINKING:
+            return Activity("thinking…")
+        if self.state is DisplayState.STREAMING_TEXT:
+            return Activity("answering…")
+        if self.in_turn and self.state is not DisplayState.ERROR:
+            return Activity(f"waiting for {provider}…")
+        return None
 
 
 @cache
@@ -84,11 +110,12 @@ def _main_targets() -> dict[type, tuple[Target, ...]]:
         ev.TurnStart: (Target.TRANSCRIPT, Target.SIDEBAR),
         ev.ThinkingStart: (Target.SIDEBAR,),
         ev.ThinkingDelta: (Target.SIDEBAR,),
-        ev.ThinkingEnd: (),
+        ev.ThinkingEnd: (Target.TRANSCRIPT,),  # its "thought for N s" line
         ev.TextStart: (Target.TRANSCRIPT,),
         ev.TextDelta: (Target.TRANSCRIPT,),
         ev.TextEnd: (Target.TRANSCRIPT,),
         ev.ToolCall: (Target.TRANSCRIPT, Target.SIDEBAR),
+        ev.ToolOutput: (Target.TRANSCRIPT,),
         ev.ToolResult: (Target.TRANSCRIPT, Target.SIDEBAR),
         ev.ApprovalRecord: (Target.TRANSCRIPT, Target.SIDEBAR),  # the sidebar's call: decided
         ev.Usage: (Target.SIDEBAR,),
@@ -128,6 +155,10 @@ class DisplayRouter:
             self.sessions[event.session_id] = display
         display.advance(event)
         return display
+
+    @property
+    def main(self) -> SessionDisplay | None:
+        return self.sessions.get(self.main_id)
 
     def _new_main(self, session_id: str) -> None:
         """A new main session (/clear, /resume): the old one's sub-agents are forgotten."""

@@ -6,9 +6,10 @@ no widget; the screen routes each event to the widgets that show it (tui/display
 
 A fast stream sends thousands of deltas; a message each would cost more than drawing them.
 Deltas are posted at most once a frame (`DELTA_INTERVAL`): those that arrive in between are
-joined into one (same kind, same session, in order). The first delta after a quiet frame goes
-out on the next pass of the event loop, and any other event first sends the deltas before
-it, so nothing is reordered or held back longer than a frame.
+joined into one (same kind, same session, in order); of a running command's output
+(`ToolOutput`, same call) only the latest is posted. The first delta after a quiet frame
+goes out on the next pass of the event loop, and any other event first sends the deltas
+before it, so nothing is reordered or held back longer than a frame.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from co_tui.protocol.events import TextDelta, ThinkingDelta
+from co_tui.protocol.events import TextDelta, ThinkingDelta, ToolOutput
 from co_tui.tui.messages import ApprovalAsked, SessionEvent
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from co_tui.protocol.events import TurnEvent
     from co_tui.protocol.frontend import ApprovalReply, ApprovalRequest
 
-Delta = TextDelta | ThinkingDelta
+Delta = TextDelta | ThinkingDelta | ToolOutput
 DELTA_INTERVAL = 1 / 60  # seconds: the screen draws no faster than this anyway
 
 
@@ -38,7 +39,7 @@ class TuiFrontend:
         self._flushed_at = 0.0
 
     def emit(self, event: TurnEvent) -> None:
-        if isinstance(event, TextDelta | ThinkingDelta):
+        if isinstance(event, TextDelta | ThinkingDelta | ToolOutput):
             self._deltas.append(event)
             if self._flush is None:
                 loop = asyncio.get_running_loop()
@@ -61,7 +62,7 @@ class TuiFrontend:
         deltas, self._deltas = self._deltas, []
         run: list[Delta] = []
         for delta in deltas:
-            if run and (type(delta) is not type(run[0]) or delta.session_id != run[0].session_id):
+            if run and not _same_stream(delta, run[0]):
                 self._post_run(run)
                 run = []
             run.append(delta)
@@ -69,9 +70,14 @@ class TuiFrontend:
             self._post_run(run)
 
     def _post_run(self, run: list[Delta]) -> None:
+        first, last = run[0], run[-1]
+        if isinstance(first, ToolOutput):
+            self.chat.post_message(SessionEvent(last))  # the latest lines stand for the rest
+            return
         if len(run) > 1:
-            run = [replace(run[0], content="".join(delta.content for delta in run))]
-        self.chat.post_message(SessionEvent(run[0]))
+            joined = "".join(delta.content for delta in run if not isinstance(delta, ToolOutput))
+            first = replace(first, content=joined)
+        self.chat.post_message(SessionEvent(first))
 
     async def prompt_approval(self, request: ApprovalRequest) -> ApprovalReply:
         self.flush()
@@ -81,3 +87,12 @@ class TuiFrontend:
             return await reply
         finally:
             reply.cancel()  # cancelled turn: the dialog's answer, if any, goes nowhere
+
+
+def _same_stream(delta: Delta, other: Delta) -> bool:
+    """Deltas that join: same kind, same session (and, for output, same call)."""
+    if type(delta) is not type(other) or delta.session_id != other.session_id:
+        return False
+    return not isinstance(delta, ToolOutput) or (
+        isinstance(other, ToolOutput) and delta.tool_call_id == other.tool_call_id
+    )

@@ -66,6 +66,7 @@ class EventStream:
         self._current_thinking: list[str] = []
         self._shown_calls: set[str] = set()
         self._call_started: dict[str, float] = {}
+        self._thinking_started = 0.0
         self.tool_call_count = 0
 
     @property
@@ -99,7 +100,8 @@ class EventStream:
             text = "".join(self._current_thinking)
             self._thinking_parts.append(text)
             self._current_thinking.clear()
-            self.frontend.emit(ev.ThinkingEnd(session_id=sid, content=text))
+            took = time.monotonic() - self._thinking_started
+            self.frontend.emit(ev.ThinkingEnd(session_id=sid, content=text, duration_s=took))
         if self.text_open:
             self.text_open = False
             text = "".join(self._current_text)
@@ -123,6 +125,7 @@ class EventStream:
         if not self.thinking_open:
             self.close_open()
             self.thinking_open = True
+            self._thinking_started = time.monotonic()
             self.frontend.emit(ev.ThinkingStart(session_id=self.session_id))
         self._current_thinking.append(delta)
         self.frontend.emit(ev.ThinkingDelta(session_id=self.session_id, content=delta))

@@ -11,7 +11,9 @@ each becomes its own turn, in order. `dispatch` routes what the user typed: exit
 (sandbox), `/command`, or a turn, each posted to the app as a message.
 
 The session's status (model, sandbox, tokens, …) lives in this screen's reactives; the
-status bar and the sidebar are bound to them.
+status bar and the sidebar are bound to them. What the session is doing now (`activity`:
+waiting for the provider, thinking, running a command, waiting for the user's decision) is
+derived from its events by the display router and bound to the activity line.
 
 What the prompt holds and has not sent (its text, folded pastes, queued messages) is kept on
 disk while it changes, at most every DRAFT_SAVE_S (tui/draft_keeper.py), and at once when it
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -51,11 +54,13 @@ from co_tui.tui.messages import (
     TranscriptRestored,
 )
 from co_tui.tui.terminal.notify import AttentionNeeded
+from co_tui.tui.widgets.activity import Activity, ActivityLine, Clock
 from co_tui.tui.widgets.find_bar import FindBar
 from co_tui.tui.widgets.history_search import HistorySearch
 from co_tui.tui.widgets.items import Note, RenderedItem
 from co_tui.tui.widgets.keys_footer import KeysFooter
 from co_tui.tui.widgets.mention_picker import MentionPicker, mention_at_cursor
+from co_tui.tui.widgets.new_output import NewOutputMarker
 from co_tui.tui.widgets.prompt import CompletionHint, PromptHistory, PromptInput
 from co_tui.tui.widgets.queued import QueuedMessages
 from co_tui.tui.widgets.sidebar import Sidebar
@@ -82,6 +87,14 @@ BUSY_PLACEHOLDER = "working… Enter queues a message · Esc or Ctrl+C cancels t
 DRAFT_SAVE_S = 0.5  # at most this much typing is lost to a crash
 
 
+def provider_name(model_label: str) -> str:
+    """Who a request waits for: the provider of a label such as "gemini:gemini-2.5-flash"
+    (the first of a fallback chain)."""
+    first = model_label.split(" → ", 1)[0]
+    provider = first.split(":", 1)[0] if ":" in first else first
+    return "the local model" if provider == "local" else provider
+
+
 class ChatScreen(Screen[None]):
     # "-narrow": the sidebar is hidden unless asked for, then drawn over the transcript.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (SIDEBAR_MIN_WIDTH, "-wide")]  # noqa: RUF012
@@ -102,6 +115,7 @@ class ChatScreen(Screen[None]):
     cost = reactive("")  # the session's estimated cost; "" when the model is not priced
     busy = reactive(False, init=False)  # a turn, `!cmd`, /command or session switch runs
     turn_running = reactive(False, init=False)
+    activity: reactive[Activity | None] = reactive(None, init=False)  # None: nothing runs
     # Ctrl+B: hidden on a wide screen by choice (it stays so across resizes); shown over the
     # transcript on a narrow one (until Ctrl+B again or the screen is wide again).
     sidebar_hidden = reactive(False, init=False, toggle_class="-sidebar-hidden")
@@ -121,13 +135,22 @@ class ChatScreen(Screen[None]):
         Binding("shift+down", "transcript_line(1)", "Line down", show=False, priority=True),
         Binding("ctrl+home", "transcript_top", "Top", show=False, priority=True),
         Binding("ctrl+end", "transcript_bottom", "Bottom", show=False, priority=True),
+        # End in the prompt moves its cursor, unless "↓ new output" shows and there is
+        # nowhere to move: then it goes down to that output.
+        Binding("end", "new_output", "New output", show=False, priority=True),
         Binding("ctrl+f", "find", "Find", show=False),
         Binding("ctrl+r", "history_search", "History", show=False),
     ]
 
     def __init__(
-        self, history: PromptHistory, show_thinking: bool, *, first_launch: bool = False
+        self,
+        history: PromptHistory,
+        show_thinking: bool,
+        *,
+        first_launch: bool = False,
+        clock: Clock = time.monotonic,
     ) -> None:
+        """`clock`: what the activity line times with."""
         super().__init__(id="chat")
         # The app gives it the session's workspace and vault once the session is built.
         self.picker = MentionPicker(Path.cwd(), None, id="mention-picker")
@@ -140,7 +163,11 @@ class ChatScreen(Screen[None]):
         self.find_bar = FindBar(id="find-bar")
         self.history_search = HistorySearch(id="history-search")
         self.status_bar = StatusBar(id="status-bar")
+        self.activity_line = ActivityLine(clock=clock, id="activity")
+        self.new_output = NewOutputMarker(id="new-output")
         self.router = DisplayRouter()
+        self._asking = 0  # approval dialogs open (or about to open)
+        self._sidebar_for_thinking = False  # Ctrl+T showed the sidebar: Ctrl+T hides it
         self._tokens_before_turn = 0
         self._last_ctrl_c = 0.0
         self.custom_commands: dict[str, CustomCommand] = {}  # the app loads them
@@ -155,9 +182,13 @@ class ChatScreen(Screen[None]):
         self.update_classes({"-wide": wide, "-narrow": not wide}, update=False)
         yield self.welcome.data_bind(ChatScreen.model, ChatScreen.sandbox)
         with Horizontal(id="main"):
+            yield self.new_output
             yield self.transcript
             yield self.sidebar.data_bind(ChatScreen.session_tokens, ChatScreen.cost)
         with Vertical(id="prompt-area"):
+            yield self.activity_line.data_bind(
+                ChatScreen.activity, cancellable=ChatScreen.turn_running
+            )
             yield self.find_bar
             yield self.history_search
             yield self.queued
@@ -178,7 +209,6 @@ class ChatScreen(Screen[None]):
             ChatScreen.context_tokens,
             ChatScreen.context_window,
             ChatScreen.cost,
-            ChatScreen.busy,
         )
         yield KeysFooter()
 
@@ -187,7 +217,20 @@ class ChatScreen(Screen[None]):
         self.prompt.placeholder = PLACEHOLDER
         self.watch(self.prompt, "queued", self._queue_changed)
         self.watch(self.picker, "open", self._picker_opened)
+        self.watch(self.transcript, "unseen_output", self._unseen_output, init=False)
         self.prompt.focus()
+
+    def _unseen_output(self, unseen: bool) -> None:
+        self.new_output.display = unseen
+
+    @on(NewOutputMarker.Pressed)
+    def _to_new_output(self) -> None:
+        self.transcript.to_bottom()
+
+    def action_new_output(self) -> None:
+        if not self.new_output.display or not self.prompt.cursor_at_end_of_line:
+            raise SkipAction()
+        self.transcript.to_bottom()
 
     def _queue_changed(self, queued: tuple[str, ...]) -> None:
         self.queued.messages = queued
@@ -228,6 +271,19 @@ class ChatScreen(Screen[None]):
         for target in targets:
             widget = self.transcript if target is Target.TRANSCRIPT else self.sidebar
             widget.post_message(ShowEvent(event, subagent=display.is_subagent))
+        self._follow_activity()
+
+    def _follow_activity(self) -> None:
+        """The activity line's: the user's decision first, then what the main session does.
+        A /command has no line of its own (most end at once: the line would only make the
+        screen jump); the prompt says "working…" while one runs."""
+        main = self.router.main
+        if self._asking:
+            self.activity = Activity("waiting for you", key="approval")
+        elif main is not None:
+            self.activity = main.activity(provider_name(self.model))
+        else:
+            self.activity = None
 
     def _follow_status(self, event: ev.TurnEvent) -> None:
         """The main session's tokens and retries, for the status bar."""
@@ -242,8 +298,6 @@ class ChatScreen(Screen[None]):
                 self.session_tokens = self._tokens_before_turn + self.turn_tokens
             case ev.Status(retry_in_s=delay) if delay is not None:
                 self.note = f"retrying in {delay:g}s"
-            case ev.ProviderWaiting(seconds=seconds):
-                self.note = f"waiting for the provider ({seconds} s)" if seconds else ""
             case _:
                 pass
 
@@ -254,6 +308,14 @@ class ChatScreen(Screen[None]):
         settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         settled.add_done_callback(lambda _: self._open_dialog(message))
         self.transcript.post_message(Settle(settled, laid_out=True))
+        message.reply.add_done_callback(lambda _: self._asked())
+        self._asking += 1
+        self._follow_activity()
+
+    def _asked(self) -> None:
+        """An approval was answered (or its turn cancelled)."""
+        self._asking = max(0, self._asking - 1)
+        self._follow_activity()
 
     def _open_dialog(self, message: ApprovalAsked) -> None:
         from co_tui.policy.approvals import key_argument
@@ -262,7 +324,6 @@ class ChatScreen(Screen[None]):
 
         if message.reply.done():  # the turn was cancelled meanwhile
             return
-        self.note = "waiting for your decision"
         request = message.request
         self.sidebar.waiting_for_approval(request.tool_call_id, request.tool_name)
         self.post_message(
@@ -273,7 +334,6 @@ class ChatScreen(Screen[None]):
         )
 
         def decided(decision: ApprovalReply | None) -> None:
-            self.note = ""
             if not message.reply.done():
                 message.reply.set_result(
                     decision if decision is not None else ApprovalDecision.DENY
@@ -441,9 +501,16 @@ class ChatScreen(Screen[None]):
         self.app.notify("Press Ctrl+C again to exit", timeout=EXIT_WINDOW_S)
 
     def action_toggle_thinking(self) -> None:
-        self.sidebar.show_thinking = not self.sidebar.show_thinking
-        if self.sidebar.show_thinking and not self.sidebar_shown:
+        """Ctrl+T: the live thinking in the sidebar, shown with it when it was hidden; off
+        again, the sidebar goes back to how it was (a narrow screen's overlay closes)."""
+        showing = self.sidebar.show_thinking = not self.sidebar.show_thinking
+        if showing and not self.sidebar_shown:
             self.action_toggle_sidebar()
+            self._sidebar_for_thinking = True
+        elif not showing and self._sidebar_for_thinking:
+            if self.sidebar_shown:
+                self.action_toggle_sidebar()
+            self._sidebar_for_thinking = False
 
     # -- the sidebar's place: CSS classes (chat.tcss) follow the width and the user's choice --
     @property
@@ -455,6 +522,7 @@ class ChatScreen(Screen[None]):
         return self.sidebar_overlay if self.narrow else not self.sidebar_hidden
 
     def action_toggle_sidebar(self) -> None:
+        self._sidebar_for_thinking = False  # the user's own choice from now on
         if self.narrow:
             self.sidebar_overlay = not self.sidebar_overlay
         else:

@@ -1,12 +1,12 @@
-"""One line: provider and model, a sandbox warning, sandbox and isolation, its network, yolo, tokens
-(turn and session), the context meter and cost, MCP servers, whether a turn runs, a passing
-note.
+"""One line: provider and model, a sandbox warning, sandbox and isolation, its network, yolo,
+tokens (turn and session), the context meter and cost, MCP servers, a passing note. What runs
+now is the activity line's (tui/widgets/activity.py), not this bar's.
 
 Every field is a reactive; the chat screen binds them to its own (`data_bind`), so the bar
 follows the session without anyone calling it.
 
 The line is fitted to the bar's width by priority: what needs the user's attention (a note
-such as "waiting for your decision", a running turn, a warning, yolo ON) is never cut; the
+such as "retrying in 3s", a warning, yolo ON) is never cut; the
 other fields shorten, then drop, the least useful first.
 """
 
@@ -85,8 +85,7 @@ class StatusBar(Static):
     context_tokens = reactive(0)  # in the next request (the last response's input + output)
     context_window = reactive(0)  # the model's window; 0 when unknown
     cost = reactive("")  # the session's estimated cost, "" when the model is not priced
-    busy = reactive(False)
-    note = reactive("")  # e.g. "retrying in 3s", "waiting for your decision"
+    note = reactive("")  # e.g. "retrying in 3s", the local model loading
     mcp = reactive("")  # e.g. "MCP 2/3 (failed: broken)"; empty when no server is configured
     warning = reactive("")  # the sandbox's or the project's warning, shown all session
     # An isolating sandbox's network for approved commands ("none" or "bridge"); "" without
@@ -139,16 +138,6 @@ class StatusBar(Static):
             short = s.mcp.split(" (", 1)[0]
             fields.append(
                 Field([Text(s.mcp, style=mcp_style), Text(short, style=mcp_style), Text()], rank=1)
-            )
-        if s.busy:
-            fields.append(
-                Field(
-                    [
-                        Text("working… Esc cancels", style="italic"),
-                        Text("working…", style="italic"),
-                    ],
-                    rank=7,
-                )
             )
         if s.note:
             fields.append(Field([Text(s.note, style="bold yellow")], rank=10))

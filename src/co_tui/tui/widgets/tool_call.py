@@ -1,7 +1,8 @@
 """One tool call in the transcript: a line (status, name, key argument) and its result.
 
-Arguments and results show their hidden characters (tui/render/visible_text.py); a long result is
-folded.
+While it runs, the last lines it printed (`ToolOutput`) show under the line, each cut to one
+row, until the result replaces them. Arguments, output and results show their hidden
+characters (tui/render/visible_text.py); a long result is folded.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from co_tui.tui.widgets.items import TranscriptItem, WidgetFactory
 from co_tui.tui.widgets.readout import Readout
 
 RESULT_COLLAPSE_LINES = 12
+LIVE_LINE_CELLS = 300  # a live line is cut to the block's width anyway
 
 
 class ToolCallBlock(Vertical, TranscriptItem):
@@ -51,6 +53,8 @@ class ToolCallBlock(Vertical, TranscriptItem):
         self.duration_s = duration_s
         self.set_reactive(ToolCallBlock.network, network)
         self._line = Readout(self._line_text(), classes="tool-line", markup=False)
+        self._live = Readout("", classes="tool-live", markup=False)
+        self._live.display = False
         self._result = result
         self._composed = False
 
@@ -75,12 +79,31 @@ class ToolCallBlock(Vertical, TranscriptItem):
     def compose(self) -> ComposeResult:
         self._composed = True
         yield self._line
+        yield self._live
         if self._result is not None:
             yield result_widget(*self._result)
+
+    @property
+    def is_settled(self) -> bool:
+        return self.status != "running"
+
+    def show_output(self, lines: tuple[str, ...]) -> None:
+        """The last lines the running call printed; ignored once it has its result."""
+        if self.status != "running":
+            return
+        text = Text(no_wrap=True, overflow="ellipsis", style="dim")
+        for index, line in enumerate(lines):
+            if index:
+                text.append("\n")
+            text.append_text(one_line(line, LIVE_LINE_CELLS))
+        self._live.update(text)
+        self._live.display = bool(lines)
 
     def set_result(
         self, status: str, content: str, display: str | None, duration_s: float | None
     ) -> None:
+        self._live.display = False
+        self._live.update("")
         self.status = status
         self.duration_s = duration_s
         self._line.update(self._line_text())

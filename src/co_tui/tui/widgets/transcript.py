@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from textual import on
 from textual.containers import VerticalScroll
+from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -30,6 +31,7 @@ from co_tui.tui.widgets.items import (
     WidgetFactory,
     markdown_item,
 )
+from co_tui.tui.widgets.thought import Thought
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from co_tui.tui.widgets.user_message import UserMessage
 
@@ -66,14 +68,18 @@ def item_text(widget: Widget) -> str:
             return widget.text
         case ToolCallBlock():
             return f"{widget.tool_name} {widget.key_arg}"
+        case Thought():
+            return widget.text
         case _:
             return ""
 
 
 class Transcript(VerticalScroll):
-    """The scrolling conversation. Follows new output while at the bottom (anchor)."""
+    """The scrolling conversation. Follows new output while at the bottom (anchor); while
+    the user reads further up, `unseen_output` says that more arrived below."""
 
     can_focus = False
+    unseen_output = reactive(False, init=False)
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -85,6 +91,7 @@ class Transcript(VerticalScroll):
         self._answers: list[AssistantMessage] = []
         self._current: AssistantMessage | None = None
         self._tools: dict[str, ToolCallBlock] = {}
+        self._reading_above = False  # the user scrolled away from the end
 
     def on_mount(self) -> None:
         self.mount(self._marker)
@@ -96,9 +103,26 @@ class Transcript(VerticalScroll):
         return [w for w in self.children if w is not self._marker]
 
     def add(self, widget: Widget) -> Widget:
+        self._arriving()
         self.mount(widget)
         self._maybe_prune()
         return widget
+
+    def _arriving(self) -> None:
+        """Something new is about to show at the end: unseen, if the user reads further up."""
+        if self._reading_above:
+            self.unseen_output = True
+
+    def anchor(self, anchor: bool = True) -> None:
+        super().anchor(anchor)
+        if anchor:  # at the end, following again
+            self._reading_above = self.unseen_output = False
+
+    def release_anchor(self) -> None:
+        """The user scrolled (Textual calls this for every scroll but the one to the end):
+        new output no longer moves the view, until the view is at the end again."""
+        super().release_anchor()
+        self._reading_above = True
 
     async def layout_settled(self) -> None:
         """Wait until pending layout (a committed block's new height) reached the screen."""
@@ -124,12 +148,15 @@ class Transcript(VerticalScroll):
                 self._answers, self._current, self._tools = [], None, {}
                 if replayed:
                     self.add(UserMessage(prompt))
+            case ev.ThinkingEnd(content=text, duration_s=took):
+                self.add(Thought(text, took))
             case ev.TextStart():
                 self._end_answer()
                 self._current = AssistantMessage()
                 self._answers.append(self._current)
                 self.add(self._current)
             case ev.TextDelta(content=delta) if self._current is not None:
+                self._arriving()
                 self._current.feed(delta)
             case ev.TextEnd():
                 self._end_answer()
@@ -137,7 +164,11 @@ class Transcript(VerticalScroll):
                 block = ToolCallBlock(call.tool_call_id, call.tool_name, call.key_arg)
                 self._tools[call.tool_call_id] = block
                 self.add(block)
+            case ev.ToolOutput(tool_call_id=call_id, lines=lines) if call_id in self._tools:
+                self._arriving()
+                self._tools[call_id].show_output(lines)
             case ev.ToolResult() as result:
+                self._arriving()
                 self._tool_result(result)
             case ev.ApprovalRecord() as record:
                 self.add(Note(approval_line(record), "decision"))
@@ -206,6 +237,7 @@ class Transcript(VerticalScroll):
         self.load_items(restored_items(message.events), message.visible)
 
     def clear_all(self) -> None:
+        self._reading_above = self.unseen_output = False
         self._answers, self._current, self._tools = [], None, {}
         self._archived.clear()
         self._let_go(self.items)
@@ -276,6 +308,8 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        if new >= self.max_scroll_y:
+            self._reading_above = self.unseen_output = False
         if new <= 0 and self._archived:
             self.restore_batch()
 
@@ -299,6 +333,7 @@ class Transcript(VerticalScroll):
     def to_bottom(self) -> None:
         """The end, following new output again."""
         self.scroll_end(animate=False)
+        self._reading_above = self.unseen_output = False
 
     def _scroll_up(self, scroll: Callable[..., object]) -> None:
         # At the top already, scrolling does not move: show the next archived batch instead.

@@ -49,6 +49,7 @@ async def test_thinking_text_and_tool_events_have_explicit_boundaries(tmp_path: 
         "tool_call",
         "prompt_approval",
         "approval",
+        "tool_output",  # the command's output as it ran
         "tool_result",
         "text_start",
         "text_delta",

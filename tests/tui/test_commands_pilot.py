@@ -21,7 +21,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.agent.build import build_agent
-from co_tui.config.paths import user_config_dir
+from co_tui.config.paths import exports_dir, user_config_dir
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
@@ -44,6 +44,11 @@ async def submit(pilot: Any, app: CoApp, text: str) -> None:
 
 def screen_text(app: CoApp) -> str:
     return rendered(app.chat.transcript)
+
+
+def unwrapped(text: str) -> str:
+    """`text` without its whitespace: a long path wraps across the transcript's lines."""
+    return "".join(text.split())
 
 
 def prompts_sent(messages: list[ModelMessage]) -> list[str]:
@@ -325,19 +330,60 @@ async def test_tools_marks_unconfigured_integrations(tmp_path: Path) -> None:
 # -- 12. /export --------------------------------------------------------------------------
 
 
-async def test_export_writes_a_private_markdown_file_once(tmp_path: Path) -> None:
+async def test_export_writes_a_private_file_in_the_data_folder_never_the_repository(
+    tmp_path: Path,
+) -> None:
+    app = make_app(text_stream("the **answer**"), tmp_path)
+    async with app.run_test(size=TALL) as pilot:
+        await submit(pilot, app, "what is it?")
+        before = sorted(tmp_path.rglob("*"))
+        await submit(pilot, app, "/export")
+        target = exports_dir() / f"co-tui-{SID[:8]}.md"
+        await wait_until(pilot, target.exists, "the export file")
+        assert unwrapped(f"Exported this session to {target}") in unwrapped(screen_text(app))
+        text = target.read_text()
+        assert "## You\n\nwhat is it?" in text and "the **answer**" in text
+        assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(exports_dir()).st_mode) == 0o700
+        assert sorted(tmp_path.rglob("*")) == before  # nothing written into the workspace
+        # Exported again (the session went on): a new file, the first one kept.
+        await submit(pilot, app, "/export")
+        again = exports_dir() / f"co-tui-{SID[:8]}-2.md"
+        await wait_until(pilot, again.exists, "the second export")
+        assert unwrapped(f"Exported this session to {again}") in unwrapped(screen_text(app))
+        assert target.read_text() == text
+
+
+async def test_export_to_a_named_file_never_replaces_one(tmp_path: Path) -> None:
+    app = make_app(text_stream("the **answer**"), tmp_path)
+    async with app.run_test(size=TALL) as pilot:
+        await submit(pilot, app, "what is it?")
+        await submit(pilot, app, "/export notes/chat.md")
+        assert "cannot create" in screen_text(app)  # no such folder: said, nothing written
+        await submit(pilot, app, "/export chat.md")
+        target = tmp_path / "chat.md"
+        await wait_until(pilot, target.exists, "the export file")
+        assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
+        text = target.read_text()
+        await submit(pilot, app, "/export chat.md")
+        assert "already exists; nothing was written" in screen_text(app)
+        assert target.read_text() == text
+
+
+async def test_export_never_writes_through_a_link_in_the_exports_folder(tmp_path: Path) -> None:
+    """A link at the default name (left by anything that could write there) is not followed:
+    the export takes the next name and the link's target is untouched."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    exports_dir().mkdir(parents=True)
+    (exports_dir() / f"co-tui-{SID[:8]}.md").symlink_to(victim)
     app = make_app(text_stream("the **answer**"), tmp_path)
     async with app.run_test(size=TALL) as pilot:
         await submit(pilot, app, "what is it?")
         await submit(pilot, app, "/export")
-        target = tmp_path / f"co-tui-{SID[:8]}.md"
-        await wait_until(pilot, target.exists, "the export file")
-        text = target.read_text()
-        assert "## You\n\nwhat is it?" in text and "the **answer**" in text
-        assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
-        await submit(pilot, app, "/export")
-        assert "already exists; nothing was written" in screen_text(app)
-        assert target.read_text() == text
+        again = exports_dir() / f"co-tui-{SID[:8]}-2.md"
+        await wait_until(pilot, again.exists, "the export beside the link")
+    assert victim.read_text() == "keep me"
 
 
 # -- 13. custom commands ------------------------------------------------------------------

@@ -357,7 +357,10 @@ BUILTIN_COMMANDS: dict[str, SlashCommand] = {
     ),
     "resume": SlashCommand("resume", "open an earlier session", _resume, "/resume [id]"),
     "export": SlashCommand(
-        "export", "write this session as Markdown (co-tui-<id>.md)", _export, "/export [file]"
+        "export",
+        "write this session as Markdown (to your data folder's exports, or [file])",
+        _export,
+        "/export [file]",
     ),
     "trust": SlashCommand(
         "trust", "review this project's files for co-tui, and trust them or not", _trust

@@ -19,12 +19,14 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
 
 from co_tui.agent.build import build_agent
 from co_tui.config.paths import exports_dir, user_config_dir
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoApp
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.widgets.items import RenderedItem
@@ -255,6 +257,50 @@ async def test_compact_of_a_short_conversation_records_nothing(tmp_path: Path) -
         assert "already short" in screen_text(app)
         assert "saved)" not in screen_text(app)
         assert app.session.window.compactions == []
+
+
+async def test_compact_reports_the_numbers_the_context_meter_shows(tmp_path: Path) -> None:
+    """/compact's before and after are the context meter's count (the provider's, 12,000
+    here): before, what the meter showed; after, what it shows now (until the next response
+    reports the real size)."""
+
+    def short_summary(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart("We talked at length.")])
+
+    answer = ModelResponse(
+        parts=[TextPart("A long answer. " * 300)],
+        model_name="fn",
+        usage=RequestUsage(input_tokens=10_000, output_tokens=2_000),
+    )
+    db = tmp_path / "sessions.db"
+    history = [ModelRequest.user_text_prompt("tell me a lot"), answer]
+    SessionStore(db).save(SID, history, title="long", cwd=str(tmp_path.resolve()))
+    settings = Settings(theme="textual-dark")
+    bundle = build_agent(
+        settings,
+        model=FunctionModel(stream_function=text_stream("unused"), model_name="fn"),
+        instructions="test",
+        summarizer=FunctionModel(function=short_summary, model_name="sum"),
+    )
+    choice = SandboxChoice(SubprocessSandbox(tmp_path), "test sandbox")
+    deps = create_deps(settings, tmp_path, session_id=SID, sandbox_choice=choice)
+    app = CoApp(
+        settings,
+        bundle=bundle,
+        deps=deps,
+        history_path=None,
+        session_store=SessionStore(db),
+        resume=SID,
+    )
+    async with app.run_test(size=TALL) as pilot:
+        await app.wait_ready()
+        await wait_until(pilot, lambda: app.chat.status_bar.context_tokens, "the context meter")
+        assert app.chat.status_bar.context_tokens == 12_000
+        await submit(pilot, app, "/compact")
+        after = app.chat.status_bar.context_tokens
+        assert 10_000 < after < 12_000  # about 1,100 tokens of text became a short summary
+        said = unwrapped(screen_text(app))
+        assert unwrapped(f"about 12,000 → {after:,} tokens ({12_000 - after:,} saved)") in said
 
 
 # -- 9. the command line is echoed --------------------------------------------------------

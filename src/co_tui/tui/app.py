@@ -622,6 +622,7 @@ class CoApp(App[None]):
             show=shown.append,
             replace_bundle=self._replace_bundle,
             session_tokens=session.session_tokens,
+            usage=session.totals,
             last_answer=session.last_answer,
             copy_to_clipboard=self._copy,
             open_spans=self.open_spans,

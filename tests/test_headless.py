@@ -163,6 +163,27 @@ def test_status_names_provider_model_and_sandbox(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_status_says_why_there_is_no_sandbox_once(tmp_path: Path) -> None:
+    """Both isolating backends refuse the workspace for one reason (as root: it is owned by
+    root; as anyone else: it is not writable): the reason is printed once, in the warning."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    if os.geteuid() != 0:
+        workspace.chmod(0o555)
+    try:
+        proc = run_cli(["status"], workspace, CO_TUI_SANDBOX_BACKEND="auto", COLUMNS="400")
+    finally:
+        workspace.chmod(0o755)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count(f"the workspace {workspace} is") == 1, proc.stdout
+    lines = proc.stdout.splitlines()
+    assert any("warning" in line and "no sandbox" in line for line in lines)
+    for backend in ("docker", "bwrap"):
+        [row] = [line for line in lines if line.startswith(f"│   {backend} ")]
+        assert "the warning above" in row
+
+
+@pytest.mark.slow
 def test_words_of_a_failed_attempt_never_reach_stdout(tmp_path: Path) -> None:
     script = [error_mid_stream("The capital is Ly"), text("The capital is Paris.")]
     with serve(script) as srv:

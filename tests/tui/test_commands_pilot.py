@@ -19,12 +19,14 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
 
 from co_tui.agent.build import build_agent
-from co_tui.config.paths import user_config_dir
+from co_tui.config.paths import exports_dir, user_config_dir
 from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoApp
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.widgets.items import RenderedItem
@@ -44,6 +46,11 @@ async def submit(pilot: Any, app: CoApp, text: str) -> None:
 
 def screen_text(app: CoApp) -> str:
     return rendered(app.chat.transcript)
+
+
+def unwrapped(text: str) -> str:
+    """`text` without its whitespace: a long path wraps across the transcript's lines."""
+    return "".join(text.split())
 
 
 def prompts_sent(messages: list[ModelMessage]) -> list[str]:
@@ -252,6 +259,50 @@ async def test_compact_of_a_short_conversation_records_nothing(tmp_path: Path) -
         assert app.session.window.compactions == []
 
 
+async def test_compact_reports_the_numbers_the_context_meter_shows(tmp_path: Path) -> None:
+    """/compact's before and after are the context meter's count (the provider's, 12,000
+    here): before, what the meter showed; after, what it shows now (until the next response
+    reports the real size)."""
+
+    def short_summary(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart("We talked at length.")])
+
+    answer = ModelResponse(
+        parts=[TextPart("A long answer. " * 300)],
+        model_name="fn",
+        usage=RequestUsage(input_tokens=10_000, output_tokens=2_000),
+    )
+    db = tmp_path / "sessions.db"
+    history = [ModelRequest.user_text_prompt("tell me a lot"), answer]
+    SessionStore(db).save(SID, history, title="long", cwd=str(tmp_path.resolve()))
+    settings = Settings(theme="textual-dark")
+    bundle = build_agent(
+        settings,
+        model=FunctionModel(stream_function=text_stream("unused"), model_name="fn"),
+        instructions="test",
+        summarizer=FunctionModel(function=short_summary, model_name="sum"),
+    )
+    choice = SandboxChoice(SubprocessSandbox(tmp_path), "test sandbox")
+    deps = create_deps(settings, tmp_path, session_id=SID, sandbox_choice=choice)
+    app = CoApp(
+        settings,
+        bundle=bundle,
+        deps=deps,
+        history_path=None,
+        session_store=SessionStore(db),
+        resume=SID,
+    )
+    async with app.run_test(size=TALL) as pilot:
+        await app.wait_ready()
+        await wait_until(pilot, lambda: app.chat.status_bar.context_tokens, "the context meter")
+        assert app.chat.status_bar.context_tokens == 12_000
+        await submit(pilot, app, "/compact")
+        after = app.chat.status_bar.context_tokens
+        assert 10_000 < after < 12_000  # about 1,100 tokens of text became a short summary
+        said = unwrapped(screen_text(app))
+        assert unwrapped(f"about 12,000 → {after:,} tokens ({12_000 - after:,} saved)") in said
+
+
 # -- 9. the command line is echoed --------------------------------------------------------
 
 
@@ -325,19 +376,60 @@ async def test_tools_marks_unconfigured_integrations(tmp_path: Path) -> None:
 # -- 12. /export --------------------------------------------------------------------------
 
 
-async def test_export_writes_a_private_markdown_file_once(tmp_path: Path) -> None:
+async def test_export_writes_a_private_file_in_the_data_folder_never_the_repository(
+    tmp_path: Path,
+) -> None:
+    app = make_app(text_stream("the **answer**"), tmp_path)
+    async with app.run_test(size=TALL) as pilot:
+        await submit(pilot, app, "what is it?")
+        before = sorted(tmp_path.rglob("*"))
+        await submit(pilot, app, "/export")
+        target = exports_dir() / f"co-tui-{SID[:8]}.md"
+        await wait_until(pilot, target.exists, "the export file")
+        assert unwrapped(f"Exported this session to {target}") in unwrapped(screen_text(app))
+        text = target.read_text()
+        assert "## You\n\nwhat is it?" in text and "the **answer**" in text
+        assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(exports_dir()).st_mode) == 0o700
+        assert sorted(tmp_path.rglob("*")) == before  # nothing written into the workspace
+        # Exported again (the session went on): a new file, the first one kept.
+        await submit(pilot, app, "/export")
+        again = exports_dir() / f"co-tui-{SID[:8]}-2.md"
+        await wait_until(pilot, again.exists, "the second export")
+        assert unwrapped(f"Exported this session to {again}") in unwrapped(screen_text(app))
+        assert target.read_text() == text
+
+
+async def test_export_to_a_named_file_never_replaces_one(tmp_path: Path) -> None:
+    app = make_app(text_stream("the **answer**"), tmp_path)
+    async with app.run_test(size=TALL) as pilot:
+        await submit(pilot, app, "what is it?")
+        await submit(pilot, app, "/export notes/chat.md")
+        assert "cannot create" in screen_text(app)  # no such folder: said, nothing written
+        await submit(pilot, app, "/export chat.md")
+        target = tmp_path / "chat.md"
+        await wait_until(pilot, target.exists, "the export file")
+        assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
+        text = target.read_text()
+        await submit(pilot, app, "/export chat.md")
+        assert "already exists; nothing was written" in screen_text(app)
+        assert target.read_text() == text
+
+
+async def test_export_never_writes_through_a_link_in_the_exports_folder(tmp_path: Path) -> None:
+    """A link at the default name (left by anything that could write there) is not followed:
+    the export takes the next name and the link's target is untouched."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    exports_dir().mkdir(parents=True)
+    (exports_dir() / f"co-tui-{SID[:8]}.md").symlink_to(victim)
     app = make_app(text_stream("the **answer**"), tmp_path)
     async with app.run_test(size=TALL) as pilot:
         await submit(pilot, app, "what is it?")
         await submit(pilot, app, "/export")
-        target = tmp_path / f"co-tui-{SID[:8]}.md"
-        await wait_until(pilot, target.exists, "the export file")
-        text = target.read_text()
-        assert "## You\n\nwhat is it?" in text and "the **answer**" in text
-        assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
-        await submit(pilot, app, "/export")
-        assert "already exists; nothing was written" in screen_text(app)
-        assert target.read_text() == text
+        again = exports_dir() / f"co-tui-{SID[:8]}-2.md"
+        await wait_until(pilot, again.exists, "the export beside the link")
+    assert victim.read_text() == "keep me"
 
 
 # -- 13. custom commands ------------------------------------------------------------------

@@ -21,6 +21,11 @@ def user_data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def exports_dir() -> Path:
+    """Where `/export` writes when it is given no path: private, never the repository."""
+    return user_data_dir() / "exports"
+
+
 def user_settings_path() -> Path:
     return user_config_dir() / SETTINGS_FILE_NAME
 

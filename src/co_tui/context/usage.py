@@ -56,6 +56,12 @@ class UsageTotals:
                 self.cost = (self.cost or Decimal(0)) + price
         self.counted = len(history)
 
+    def compacted(self, saved: int, at_least: int) -> None:
+        """A compaction made the next request about `saved` tokens smaller, and it still
+        holds `at_least` (the summary): the context meter and /compact's report show this
+        estimate until the next response reports the real size."""
+        self.context_tokens = max(at_least, self.context_tokens - saved)
+
     def reset(self) -> None:
         self.tokens = self.context_tokens = self.counted = 0
         self.cost = None

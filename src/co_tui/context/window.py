@@ -125,18 +125,28 @@ class CompactResult:
         """Only a summary smaller than what it stands for replaces it."""
         return self.after_tokens < self.before_tokens
 
-    def describe(self) -> str:
+    @property
+    def saved(self) -> int:
+        """About how many tokens smaller the next request is (estimated as approx_tokens)."""
+        return max(0, self.before_tokens - self.after_tokens)
+
+    def describe(self, context_before: int = 0, context_after: int = 0) -> str:
+        """What /compact says. `context_before`/`context_after`: the next request's size as
+        the context meter counts it (UsageTotals.context_tokens), before and after; 0 when
+        no response has reported one, and then the messages' own estimate is shown."""
+        if not context_before:
+            context_before, context_after = self.before_tokens, self.after_tokens
         if not self.recorded:
             return (
-                f"The conversation is already short (about {self.before_tokens:,} tokens; a "
-                f"summary would take {self.after_tokens:,}): nothing was compacted."
+                f"The conversation is already short: a summary ({self.after_tokens:,} tokens) "
+                f"would not make the next request (about {context_before:,} tokens) smaller; "
+                "nothing was compacted."
             )
-        saved = self.before_tokens - self.after_tokens
         after = len(self.compaction.replacement)
         return (
-            f"Compacted {self.before_messages} message(s) into {after}: "
-            f"about {self.before_tokens:,} → {self.after_tokens:,} tokens "
-            f"({saved:,} saved). The full conversation stays in the session."
+            f"Compacted {self.before_messages} message(s) into {after}: the next request "
+            f"about {context_before:,} → {context_after:,} tokens ({self.saved:,} saved). "
+            "The full conversation stays in the session."
         )
 
 

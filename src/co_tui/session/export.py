@@ -1,5 +1,8 @@
 """A session as Markdown: `/export [file]` in the app and `co-tui sessions export ID [file]`.
 
+`/export` with no file writes to the data folder's exports/ (0700), never into the
+repository the app runs in: an export holds the whole conversation.
+
 Both build it from the same events a restored transcript is drawn from
 (turn/replay.py): each prompt, each answer, each tool call with its arguments, how
 it was decided (from the store's write-ahead tool runs) and its result. The text goes
@@ -41,6 +44,9 @@ STATUS = {
     "denied": "not run: denied",
     "interrupted": "interrupted",
 }
+
+
+MAX_NUMBERED = 1000  # exports of one session to the exports folder
 
 
 class ExportError(Exception):
@@ -124,6 +130,27 @@ def write_new(path: Path, text: str) -> Path:
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(text)
     return path
+
+
+def write_export(text: str, name: str, workspace: Path, session_id: str) -> Path:
+    """`/export [name]`: `name` (relative to `workspace`) when given, never replacing a file;
+    else a new file in the private exports folder, numbered when the session was exported
+    before. Raises ExportError."""
+    from co_tui.config.paths import exports_dir
+    from co_tui.safety.private_files import private_dir
+
+    if name:
+        return write_new(workspace / Path(name).expanduser(), text)
+    try:
+        folder = private_dir(exports_dir())
+    except OSError as exc:
+        raise ExportError(f"cannot create {exports_dir()}: {exc.strerror or exc}") from None
+    stem = Path(default_name(session_id)).stem
+    for attempt in range(1, MAX_NUMBERED + 1):
+        path = folder / (f"{stem}.md" if attempt == 1 else f"{stem}-{attempt}.md")
+        if not os.path.lexists(path):  # a link there counts as taken: never written through
+            return write_new(path, text)
+    raise ExportError(f"{folder} holds {MAX_NUMBERED} exports of this session; nothing written")
 
 
 def stored_session_markdown(store: SessionStore, id_or_prefix: str) -> tuple[str, str]:

@@ -72,7 +72,15 @@ def sandbox_rows(choice: SandboxChoice | SandboxUnavailable) -> list[StatusRow]:
     if choice.warning:
         rows.append(StatusRow("  warning", choice.warning, "warn"))
     for backend, why in choice.skipped.items():
-        rows.append(StatusRow(f"  {backend}", f"skipped: {why}", "off"))
+        # The warning already names why (one reason for all, or each backend's): said once.
+        said = choice.warning is not None and why in choice.warning
+        rows.append(
+            StatusRow(
+                f"  {backend}",
+                "skipped (why: the warning above)" if said else f"skipped: {why}",
+                "off",
+            )
+        )
     return rows
 
 

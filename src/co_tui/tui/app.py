@@ -707,6 +707,7 @@ class CoApp(App[None]):
             show=shown.append,
             replace_bundle=self._replace_bundle,
             session_tokens=session.session_tokens,
+            usage=session.totals,
             last_answer=session.last_answer,
             copy_to_clipboard=self._copy,
             open_spans=self.open_spans,
@@ -737,9 +738,9 @@ class CoApp(App[None]):
             self.refresh_status()
 
     async def _export(self, name: str) -> str:
-        """/export [file]: the session as Markdown, in the working directory by default."""
+        """/export [file]: the session as Markdown, in the data folder's exports by default."""
         from co_tui.safety.visible import visible
-        from co_tui.session.export import default_name, session_markdown, write_new
+        from co_tui.session.export import session_markdown, write_export
         from co_tui.store.errors import SessionError
         from co_tui.store.records import Note as StoredNote
 
@@ -761,10 +762,13 @@ class CoApp(App[None]):
             redactor=session.store.redactor,
             notes=notes,
         )
-        target = session.workspace / Path(name or default_name(session.session_id)).expanduser()
         # Escaped as `co-tui sessions export` writes it: `cat` on the file replays nothing.
-        written = await asyncio.to_thread(write_new, target, visible(text, keep="\n\t"))
-        return f"Exported this session to {written.resolve()}"
+        shown = visible(text, keep="\n\t")
+        written = await asyncio.to_thread(
+            write_export, shown, name, session.workspace, session.session_id
+        )
+        where = "" if name else " (your data folder's exports, readable by you only)"
+        return f"Exported this session to {written.resolve()}{where}"
 
     async def _trust_project(self) -> str:
         """/trust: the project's files read again and shown in the trust dialog; the answer

@@ -266,6 +266,7 @@ async def _compact(ctx: CommandContext, arg: str) -> None:
         ctx.show("Nothing to compact yet.")
         return
     model = ctx.bundle.summarizer or ctx.agent.model
+    before = ctx.usage.context_tokens if ctx.usage is not None else 0
     try:
         result = await compact_conversation(
             ctx.deps.context_window,
@@ -277,7 +278,9 @@ async def _compact(ctx: CommandContext, arg: str) -> None:
     except Exception as exc:  # the summariser failed: the model keeps being sent what it was
         ctx.show(f"Could not compact the conversation: {type(exc).__name__}: {exc}")
         return
-    ctx.show(result.describe())
+    if result.recorded and ctx.usage is not None:
+        ctx.usage.compacted(result.saved, result.after_tokens)  # what the meter shows too
+    ctx.show(result.describe(before, ctx.usage.context_tokens if ctx.usage is not None else 0))
 
 
 async def _resume(ctx: CommandContext, arg: str) -> None:
@@ -358,7 +361,10 @@ BUILTIN_COMMANDS: dict[str, SlashCommand] = {
     ),
     "resume": SlashCommand("resume", "open an earlier session", _resume, "/resume [id]"),
     "export": SlashCommand(
-        "export", "write this session as Markdown (co-tui-<id>.md)", _export, "/export [file]"
+        "export",
+        "write this session as Markdown (to your data folder's exports, or [file])",
+        _export,
+        "/export [file]",
     ),
     "trust": SlashCommand(
         "trust", "review this project's files for co-tui, and trust them or not", _trust

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from co_tui.agent.build import AgentBundle
     from co_tui.config.settings import Settings
     from co_tui.context.deps import CoDeps
+    from co_tui.context.usage import UsageTotals
     from co_tui.session.commands.custom import CustomCommand
 
 
@@ -73,6 +74,8 @@ class CommandContext:
     # Replace the agent (and the settings it was built from): used by /model.
     replace_bundle: Callable[[AgentBundle, Settings], None] | None = None
     session_tokens: int = 0
+    # The session's totals: the context meter's count, which /compact reports and lowers.
+    usage: UsageTotals | None = None
     last_answer: str = ""
     copy_to_clipboard: Callable[[str], None] | None = None
     # The front's session browser: a session id to open, or "" for the list (/resume).

@@ -387,7 +387,7 @@ async def test_compact_sends_a_summary_from_now_on_and_keeps_the_conversation(
     assert len(after) == 2 and is_summary(after[0]) and isinstance(after[1], ModelResponse)
     tokens_before, tokens_after = approx_tokens(before), approx_tokens(after)
     assert shown == [
-        f"Compacted 40 message(s) into 2: about {tokens_before:,} → "
+        f"Compacted 40 message(s) into 2: the next request about {tokens_before:,} → "
         f"{tokens_after:,} tokens ({tokens_before - tokens_after:,} saved). "
         "The full conversation stays in the session."
     ]

@@ -57,9 +57,12 @@ async def test_the_model_reads_the_users_words_and_the_store_keeps_them(tmp_path
 
     loaded = SessionStore(store.path).load("s1")
     stored = [
-        p for m in loaded.messages if isinstance(m, ModelRequest) for p in m.parts
+        p
+        for m in loaded.messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
         if isinstance(p, ToolReturnPart)
-    ]  # fmt: skip
+    ]
     assert [(p.tool_call_id, p.content) for p in stored] == [("c1", EXPECTED)]
     assert store.decisions("s1") == {"c1": "deny"}
 
@@ -68,9 +71,12 @@ async def test_a_denial_without_words_reads_as_before(tmp_path: Path) -> None:
     model = ScriptedModel([Call("run_shell_command", {"cmd": "rm -rf build"}, "c1")])
     frontend = RecordingFrontend([ApprovalAnswer(ApprovalDecision.DENY, feedback=" \x1b[0m ")])
     await run_turn(
-        make_bundle(model.model).agent, "go", deps=make_deps(tmp_path), history=[],
+        make_bundle(model.model).agent,
+        "go",
+        deps=make_deps(tmp_path),
+        history=[],
         frontend=frontend,
-    )  # fmt: skip
+    )
     [seen] = returns_seen(model)
     assert seen.content == DENIED_MESSAGE
     assert frontend.of("approval")[0].feedback == ""

@@ -38,8 +38,9 @@ def make_app(workspace: Path, db: Path, **kw: Any) -> CoApp:
     bundle = build_agent(settings, model=FunctionModel(stream_function=answer), instructions="t")
     choice = SandboxChoice(SubprocessSandbox(workspace), "test sandbox")
     deps = create_deps(settings, workspace, sandbox_choice=choice)
-    return CoApp(settings, bundle=bundle, deps=deps, history_path=None,
-                 session_store=SessionStore(db), **kw)  # fmt: skip
+    return CoApp(
+        settings, bundle=bundle, deps=deps, history_path=None, session_store=SessionStore(db), **kw
+    )
 
 
 def draft_path(app: CoApp) -> Path:

@@ -123,15 +123,22 @@ async def test_a_linked_drafts_folder_keeps_nothing_and_says_so(tmp_path: Path) 
         assert app.chat.prompt.text == "where does this go?"  # nothing is lost from the prompt
 
 
+async def stored_session(workspace: Path, db: Path, sent: str, unsent: str = "") -> str:
+    """A session with `sent` sent and stored (and `unsent` left in the prompt): its id."""
+    app = make_app(workspace, db)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
+        app.chat.prompt.text = sent
+        await pilot.press("enter")
+        await settle(pilot, app)
+        if unsent:
+            app.chat.prompt.text = unsent
+        return app.session_id
+
+
 async def test_a_link_planted_as_a_kept_draft_is_not_read(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
-    first = make_app(tmp_path, db)
-    async with first.run_test(size=SIZE) as pilot:
-        assert await first.wait_ready()
-        first.chat.prompt.text = "stored"
-        await pilot.press("enter")
-        await settle(pilot, first)
-        session_id = first.session_id
+    session_id = await stored_session(tmp_path, db, "stored")
     secret = tmp_path / "id_rsa"
     secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
     planted = user_data_dir() / "drafts" / f"{session_id}.json"
@@ -149,14 +156,9 @@ async def test_a_link_planted_as_a_kept_draft_is_not_read(tmp_path: Path) -> Non
 
 async def test_resuming_a_session_brings_its_draft_back(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
-    first = make_app(tmp_path, db)
-    async with first.run_test(size=SIZE) as pilot:
-        assert await first.wait_ready()
-        first.chat.prompt.text = "first question"
-        await pilot.press("enter")
-        await settle(pilot, first)
-        first.chat.prompt.text = "the second question, unsent"
-        session_id = first.session_id
+    session_id = await stored_session(
+        tmp_path, db, "first question", unsent="the second question, unsent"
+    )
     # What a crash leaves: the file, written by a process that is gone.
     store = DraftStore(user_data_dir())
     pasted = Pasted("[Pasted text #3 +12 lines]", "\n".join(f"log {n}" for n in range(12)))
@@ -180,13 +182,7 @@ async def test_keys_typed_while_the_app_starts_never_replace_the_kept_draft(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "s.db"
-    first = make_app(tmp_path, db)
-    async with first.run_test(size=SIZE) as pilot:
-        assert await first.wait_ready()
-        first.chat.prompt.text = "stored"
-        await pilot.press("enter")
-        await settle(pilot, first)
-        session_id = first.session_id
+    session_id = await stored_session(tmp_path, db, "stored")
     store = DraftStore(user_data_dir())
     store.save(session_id, Draft("the kept draft"), tmp_path)
     _written_by_a_dead_process(store.path(session_id))

@@ -33,11 +33,48 @@ _FAILURES = re.compile(
 )
 # Programs that fetch from the network, and git's subcommands that do.
 NETWORK_PROGRAMS = frozenset(
-    """
-    curl wget pip pip3 pipx uv npm npx pnpm yarn cargo go gem bundle composer apt apt-get apk
-    dnf yum brew ssh scp rsync docker podman nc ping dig nslookup host ftp sftp telnet http
-    https aria2c conda mamba poetry
-    """.split()
+    {
+        "curl",
+        "wget",
+        "pip",
+        "pip3",
+        "pipx",
+        "uv",
+        "npm",
+        "npx",
+        "pnpm",
+        "yarn",
+        "cargo",
+        "go",
+        "gem",
+        "bundle",
+        "composer",
+        "apt",
+        "apt-get",
+        "apk",
+        "dnf",
+        "yum",
+        "brew",
+        "ssh",
+        "scp",
+        "rsync",
+        "docker",
+        "podman",
+        "nc",
+        "ping",
+        "dig",
+        "nslookup",
+        "host",
+        "ftp",
+        "sftp",
+        "telnet",
+        "http",
+        "https",
+        "aria2c",
+        "conda",
+        "mamba",
+        "poetry",
+    }
 )
 GIT_NETWORK = frozenset({"fetch", "clone", "pull", "push", "ls-remote", "submodule"})
 

@@ -627,6 +627,7 @@ class CoApp(App[None]):
             open_spans=self.open_spans,
             find_in_transcript=self.chat.open_find,
             resume_session=self.open_session,
+            choose_model=self.open_model_picker,
             exit_app=self.exit,
             export_session=self._export,
             trust_project=self._trust_project,
@@ -712,6 +713,18 @@ class CoApp(App[None]):
     def _replace_bundle(self, bundle: AgentBundle, settings: Settings) -> None:
         self.session.switch_model(bundle, settings)
         self.refresh_status()
+
+    # -- /model: the model picker --
+    def open_model_picker(self) -> None:
+        from co_tui.tui.screens.model_picker import ModelPickerScreen
+
+        def chosen(choice: str | None) -> None:
+            if choice:
+                self.run_command(f"/model {choice}")
+
+        resolved = self.session.bundle.resolved if self.session.bundle else None
+        current = f"{resolved.provider}:{resolved.model_name}" if resolved else ""
+        self.push_screen(ModelPickerScreen(self.session.settings, current), chosen)
 
     # -- stored sessions: /resume and the sessions screen --
     def open_session(self, session_id: str) -> None:

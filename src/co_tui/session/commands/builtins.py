@@ -160,18 +160,27 @@ async def _yolo(ctx: CommandContext, arg: str) -> None:
         ctx.show("yolo is off: side effects ask for approval again.")
 
 
-SWITCHABLE = {"ollama": "ollama_model", "openai": "openai_model"}
-
-
 async def _model(ctx: CommandContext, arg: str) -> None:
-    from co_tui.llm.model_list import ModelListUnavailable, list_models, models_table
+    from co_tui.llm.model_list import (
+        MODEL_SETTINGS,
+        ModelListUnavailable,
+        list_models,
+        models_table,
+    )
 
     resolved = ctx.bundle.resolved
     label = resolved.label if resolved else (ctx.settings.model or "injected model")
     current = resolved.model_name if resolved else ""
     provider = resolved.provider if resolved else ""
     name = arg.strip()
-    setting = SWITCHABLE.get(provider)
+    if not name and ctx.choose_model is not None:
+        ctx.choose_model()
+        return
+    chosen_provider, _, chosen_name = name.partition(":")
+    if chosen_provider in MODEL_SETTINGS and (chosen_name or chosen_provider == "local"):
+        # "provider:model", as the picker answers: no need to ask the provider first.
+        await _switch(ctx, chosen_provider, chosen_name)
+        return
     try:
         served = await list_models(ctx.settings, provider)
     except ModelListUnavailable as exc:
@@ -182,10 +191,11 @@ async def _model(ctx: CommandContext, arg: str) -> None:
         else:
             ctx.show(Text(f"Model: {label}. {why_not}"))
         return
-    if setting is None or ctx.replace_bundle is None:
+    if provider not in MODEL_SETTINGS or provider == "local" or ctx.replace_bundle is None:
         ctx.show(
-            f"Switching is supported for ollama and openai-compatible providers, "
-            f"not for `{provider or label}`. Change the settings and restart."
+            f"Switching by name is supported for the gemini, ollama and openai-compatible "
+            f"providers, not for `{provider or label}`; name another provider as "
+            "`/model provider:model`."
         )
         return
     if served is None:
@@ -195,14 +205,26 @@ async def _model(ctx: CommandContext, arg: str) -> None:
         ctx.show(Text(f"{provider} does not serve a model named {name!r}.", style="bold"))
         ctx.show(models_table(provider, served, current))
         return
+    await _switch(ctx, provider, name)
+
+
+async def _switch(ctx: CommandContext, provider: str, name: str) -> None:
+    """The session goes on with `provider`'s model `name` (the local model: its one file)."""
     from co_tui.agent.build import build_agent
     from co_tui.llm import ProviderError
+    from co_tui.llm.model_list import MODEL_SETTINGS
 
-    new_settings = ctx.settings.model_copy(update={setting: name, "model": ""})
+    if ctx.replace_bundle is None:
+        ctx.show("Switching the model is not available here: change the settings instead.")
+        return
+    update: dict[str, object] = {"llm_provider": provider, "model": ""}
+    if MODEL_SETTINGS[provider]:
+        update[MODEL_SETTINGS[provider]] = name
+    new_settings = ctx.settings.model_copy(update=update)
     try:
         bundle = build_agent(new_settings)
     except ProviderError as exc:
-        ctx.show(f"Cannot switch to `{name}`: {exc}")
+        ctx.show(Text(f"Cannot switch to {provider}:{name}: {exc}"))
         return
     from co_tui.agent.mcp import attach_mcp
 
@@ -344,7 +366,7 @@ BUILTIN_COMMANDS: dict[str, SlashCommand] = {
         "yolo", "toggle approving every tool call without asking", _yolo, "/yolo [on|off]"
     ),
     "model": SlashCommand(
-        "model", "list the provider's models, or switch to one", _model, "/model [name]"
+        "model", "choose a model of any provider, or switch to one", _model, "/model [name]"
     ),
     "copy": SlashCommand(
         "copy", "copy the last answer, or its n-th code block", _copy, "/copy [n]"

@@ -29,6 +29,18 @@ MODEL_SETTINGS = {
 }
 
 
+def switched_settings(settings: Settings, choice: str) -> Settings | None:
+    """The settings that use `choice`, "provider:model" (the embedded model: "local" or
+    "local:<its name>"); None when `choice` names no provider."""
+    provider, _, name = choice.partition(":")
+    if provider not in MODEL_SETTINGS or not (name or provider == "local"):
+        return None
+    update: dict[str, object] = {"llm_provider": provider, "model": ""}
+    if MODEL_SETTINGS[provider]:
+        update[MODEL_SETTINGS[provider]] = name
+    return settings.model_copy(update=update)
+
+
 class ModelListUnavailable(Exception):
     """The provider's models cannot be listed; the message says why, in one line."""
 

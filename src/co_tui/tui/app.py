@@ -536,7 +536,10 @@ class CoApp(App[None]):
         try:
             if not await self.wait_ready():
                 ended = "the turn could not start"
-                self._notice(f"cannot run a turn: {self.load_error}", "error")
+                if self.session.deps is not None:  # the model could not start: said once, at start
+                    self._notice("No model to answer: choose one with /model.", "error")
+                else:
+                    self._notice(f"cannot run a turn: {self.load_error}", "error")
                 return
             if pending is None:
                 await self.session.run(prompt)
@@ -610,6 +613,10 @@ class CoApp(App[None]):
         ready = await self.wait_ready()
         session = self.session
         if not ready and not session.ready:
+            name, _, arg = text.strip().partition(" ")
+            if name == "/model" and session.deps is not None:
+                await self._model_without_agent(arg.strip())
+                return
             self._notice(f"not available: {self.load_error}", "error")
             return
         assert session.deps is not None and session.bundle is not None
@@ -715,6 +722,31 @@ class CoApp(App[None]):
         self.refresh_status()
 
     # -- /model: the model picker --
+    async def _model_without_agent(self, choice: str) -> None:
+        """/model when no model could start: the picker, or a switch that builds the agent
+        (the slash commands need one)."""
+        if not choice:
+            self.open_model_picker()
+            return
+        from co_tui.agent.build import build_agent
+        from co_tui.llm.model_list import switched_settings
+
+        settings = switched_settings(self.session.settings, choice)
+        if settings is None:
+            self._notice("No model is running: choose one with /model (or /model provider:NAME).")
+            return
+        try:
+            bundle = await asyncio.to_thread(build_agent, settings)
+            self.session.switch_model(bundle, settings)
+            await asyncio.to_thread(self.session.build)  # the recorder and telemetry it skipped
+            self.load_error = None
+            self._notice(f"Model switched to {self.session.model_label()}.")
+            await self.session.start_model(self._model_progress)
+        except Exception as exc:  # a provider or local server that cannot be used: say so
+            self._notice(f"cannot switch to {choice}: {exc}", "error")
+        finally:
+            self.refresh_status()
+
     def open_model_picker(self) -> None:
         from co_tui.tui.screens.model_picker import ModelPickerScreen
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 if TYPE_CHECKING:
-    pass
+    from co_tui.config.settings import Settings
 from co_tui.session.commands.registry import (
     COMMANDS,
     CommandContext,
@@ -166,6 +166,7 @@ async def _model(ctx: CommandContext, arg: str) -> None:
         ModelListUnavailable,
         list_models,
         models_table,
+        switched_settings,
     )
 
     resolved = ctx.bundle.resolved
@@ -176,10 +177,10 @@ async def _model(ctx: CommandContext, arg: str) -> None:
     if not name and ctx.choose_model is not None:
         ctx.choose_model()
         return
-    chosen_provider, _, chosen_name = name.partition(":")
-    if chosen_provider in MODEL_SETTINGS and (chosen_name or chosen_provider == "local"):
+    chosen = switched_settings(ctx.settings, name)
+    if chosen is not None:
         # "provider:model", as the picker answers: no need to ask the provider first.
-        await _switch(ctx, chosen_provider, chosen_name)
+        await _switch(ctx, chosen, name)
         return
     try:
         served = await list_models(ctx.settings, provider)
@@ -205,26 +206,22 @@ async def _model(ctx: CommandContext, arg: str) -> None:
         ctx.show(Text(f"{provider} does not serve a model named {name!r}.", style="bold"))
         ctx.show(models_table(provider, served, current))
         return
-    await _switch(ctx, provider, name)
+    same_provider = ctx.settings.model_copy(update={MODEL_SETTINGS[provider]: name, "model": ""})
+    await _switch(ctx, same_provider, name)
 
 
-async def _switch(ctx: CommandContext, provider: str, name: str) -> None:
-    """The session goes on with `provider`'s model `name` (the local model: its one file)."""
+async def _switch(ctx: CommandContext, new_settings: Settings, name: str) -> None:
+    """The session goes on with the model `new_settings` name; the conversation stays."""
     from co_tui.agent.build import build_agent
     from co_tui.llm import ProviderError
-    from co_tui.llm.model_list import MODEL_SETTINGS
 
     if ctx.replace_bundle is None:
         ctx.show("Switching the model is not available here: change the settings instead.")
         return
-    update: dict[str, object] = {"llm_provider": provider, "model": ""}
-    if MODEL_SETTINGS[provider]:
-        update[MODEL_SETTINGS[provider]] = name
-    new_settings = ctx.settings.model_copy(update=update)
     try:
         bundle = build_agent(new_settings)
     except ProviderError as exc:
-        ctx.show(Text(f"Cannot switch to {provider}:{name}: {exc}"))
+        ctx.show(Text(f"Cannot switch to {name}: {exc}"))
         return
     from co_tui.agent.mcp import attach_mcp
 

@@ -375,6 +375,34 @@ def _move_sessions_aside() -> str:
 
 
 @app.command()
+def init(
+    provider: Annotated[str, typer.Argument(help="gemini, openai or ollama.")],
+    url: Annotated[
+        str, typer.Option("--url", help="The server's URL (openai-compatible, ollama).")
+    ] = "",
+    model: Annotated[str, typer.Option("--model", help="The model to use.")] = "",
+) -> None:
+    """Save a provider's key (read from standard input: never an argument, which the shell
+    keeps), URL and model in a private file in your config folder, and use that provider."""
+    import sys
+
+    from co_tui.config.credentials import PROVIDER_FIELDS, credential_values, save_credentials
+    from co_tui.config.settings import SettingsError
+
+    key = ""
+    if PROVIDER_FIELDS.get(provider, ("",))[0]:
+        if sys.stdin.isatty():
+            key = typer.prompt(f"{provider} key (empty for none)", default="", hide_input=True)
+        else:
+            key = sys.stdin.readline().strip()
+    try:
+        path = save_credentials(credential_values(provider, key.strip(), url.strip(), model))
+    except (SettingsError, OSError) as exc:
+        raise fail(f"nothing saved: {exc}", EXIT_USAGE) from None
+    typer.echo(f"saved {provider} in {path} (readable by you only); `co-tui status` shows it")
+
+
+@app.command()
 def traces(
     trace: Annotated[str | None, typer.Option("--trace", help="Trace id (or prefix).")] = None,
     output: Annotated[

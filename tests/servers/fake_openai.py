@@ -119,8 +119,14 @@ class Received:
 
 
 class FakeOpenAIServer(LoopbackServer):
-    def __init__(self, script: list[Reply] | None = None, default: Reply | None = None) -> None:
+    def __init__(
+        self,
+        script: list[Reply] | None = None,
+        default: Reply | None = None,
+        models: tuple[str, ...] = ("fake",),
+    ) -> None:
         self.script = list(script or [])
+        self.models = models  # what GET /v1/models lists
         self.default = default or text("ok")
         self.requests: list[Received] = []
         self._lock = threading.Lock()
@@ -153,7 +159,8 @@ class FakeOpenAIServer(LoopbackServer):
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+                    data = [{"id": name, "object": "model"} for name in server.models]
+                    self._json(200, {"object": "list", "data": data})
                 else:
                     self._json(404, {"error": {"message": "not found"}})
 

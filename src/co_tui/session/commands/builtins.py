@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 if TYPE_CHECKING:
-    pass
+    from co_tui.config.settings import Settings
 from co_tui.session.commands.registry import (
     COMMANDS,
     CommandContext,
@@ -161,18 +161,28 @@ async def _yolo(ctx: CommandContext, arg: str) -> None:
         ctx.show("yolo is off: side effects ask for approval again.")
 
 
-SWITCHABLE = {"ollama": "ollama_model", "openai": "openai_model"}
-
-
 async def _model(ctx: CommandContext, arg: str) -> None:
-    from co_tui.llm.model_list import ModelListUnavailable, list_models, models_table
+    from co_tui.llm.model_list import (
+        MODEL_SETTINGS,
+        ModelListUnavailable,
+        list_models,
+        models_table,
+        switched_settings,
+    )
 
     resolved = ctx.bundle.resolved
     label = resolved.label if resolved else (ctx.settings.model or "injected model")
     current = resolved.model_name if resolved else ""
     provider = resolved.provider if resolved else ""
     name = arg.strip()
-    setting = SWITCHABLE.get(provider)
+    if not name and ctx.choose_model is not None:
+        ctx.choose_model()
+        return
+    chosen = switched_settings(ctx.settings, name)
+    if chosen is not None:
+        # "provider:model", as the picker answers: no need to ask the provider first.
+        await _switch(ctx, chosen, name)
+        return
     try:
         served = await list_models(ctx.settings, provider)
     except ModelListUnavailable as exc:
@@ -183,10 +193,11 @@ async def _model(ctx: CommandContext, arg: str) -> None:
         else:
             ctx.show(Text(f"Model: {label}. {why_not}"))
         return
-    if setting is None or ctx.replace_bundle is None:
+    if provider not in MODEL_SETTINGS or provider == "local" or ctx.replace_bundle is None:
         ctx.show(
-            f"Switching is supported for ollama and openai-compatible providers, "
-            f"not for `{provider or label}`. Change the settings and restart."
+            f"Switching by name is supported for the gemini, ollama and openai-compatible "
+            f"providers, not for `{provider or label}`; name another provider as "
+            "`/model provider:model`."
         )
         return
     if served is None:
@@ -196,14 +207,22 @@ async def _model(ctx: CommandContext, arg: str) -> None:
         ctx.show(Text(f"{provider} does not serve a model named {name!r}.", style="bold"))
         ctx.show(models_table(provider, served, current))
         return
+    same_provider = ctx.settings.model_copy(update={MODEL_SETTINGS[provider]: name, "model": ""})
+    await _switch(ctx, same_provider, name)
+
+
+async def _switch(ctx: CommandContext, new_settings: Settings, name: str) -> None:
+    """The session goes on with the model `new_settings` name; the conversation stays."""
     from co_tui.agent.build import build_agent
     from co_tui.llm import ProviderError
 
-    new_settings = ctx.settings.model_copy(update={setting: name, "model": ""})
+    if ctx.replace_bundle is None:
+        ctx.show("Switching the model is not available here: change the settings instead.")
+        return
     try:
         bundle = build_agent(new_settings)
     except ProviderError as exc:
-        ctx.show(f"Cannot switch to `{name}`: {exc}")
+        ctx.show(Text(f"Cannot switch to {name}: {exc}"))
         return
     from co_tui.agent.mcp import attach_mcp
 
@@ -348,7 +367,7 @@ BUILTIN_COMMANDS: dict[str, SlashCommand] = {
         "yolo", "toggle approving every tool call without asking", _yolo, "/yolo [on|off]"
     ),
     "model": SlashCommand(
-        "model", "list the provider's models, or switch to one", _model, "/model [name]"
+        "model", "choose a model of any provider, or switch to one", _model, "/model [name]"
     ),
     "copy": SlashCommand(
         "copy", "copy the last answer, or its n-th code block", _copy, "/copy [n]"

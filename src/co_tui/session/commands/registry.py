@@ -84,6 +84,8 @@ class CommandContext:
     open_spans: Callable[[str], None] = _no_span_viewer
     # The front's find bar, opened on a search text ('' to type one) (/find).
     find_in_transcript: Callable[[str], None] = _no_find
+    # The front's model picker (/model without a name); None: /model lists the models.
+    choose_model: Callable[[], None] | None = None
     # Leave the app (/exit, /quit).
     exit_app: Callable[[], None] = _no_exit
     # Write the session as Markdown to a file ('' for the default name) (/export).

@@ -25,7 +25,7 @@ HELD_OUT_FILES = [
 @pytest.fixture
 async def registered(tmp_path: Path) -> dict[str, set[str]]:
     """Every built-in tool as the eval registers it: {name: parameter names}."""
-    bundle = build_agent(Settings(), model=TestModel(), all_approval=True)
+    bundle = build_agent(Settings(), model=TestModel(), all_approval=True, every_tool=True)
     tools = await tool_definitions(bundle.agent, make_deps(tmp_path))
     assert set(tools) == set(bundle.tool_names)
     return parameters(tools)

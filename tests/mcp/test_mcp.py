@@ -241,10 +241,16 @@ async def test_the_names_taken_by_built_ins_are_the_tools_the_agent_registers(
 ) -> None:
     """connect_mcp_servers reads the built-in names without building an agent."""
     settings = Settings(web_policy=WebPolicy(search=search, fetch=fetch))  # type: ignore[arg-type]
-    bundle = build_agent(settings, model="test", instructions="")
+    bundle = build_agent(settings, model="test", instructions="", every_tool=True)
     registered = await tool_definitions(bundle.agent, make_deps(tmp_path))
     assert list(builtin_tool_specs(settings)) == bundle.tool_names
     assert set(bundle.tool_names) == set(registered)
+    # Without every_tool the tools of integrations not set up are not offered, and their
+    # names stay taken all the same (an MCP server never gets them).
+    offered = await tool_definitions(
+        build_agent(settings, model="test", instructions="").agent, make_deps(tmp_path)
+    )
+    assert set(offered) < set(registered)
 
 
 @pytest.mark.slow

@@ -368,6 +368,7 @@ async def test_tools_marks_unconfigured_integrations(tmp_path: Path) -> None:
         lines = screen_text(app).splitlines()
         slack = next(n for n, line in enumerate(lines) if line.strip().startswith("Slack"))
         assert "not configured" in lines[slack] and "SLACK_BOT_TOKEN" in lines[slack + 1]
+        assert "not offered" in " ".join(lines[slack : slack + 3])  # to the model, either
         shell = next(line for line in lines if "run_shell_command" in line)
         assert "built-in" in shell and "ready" in shell  # the shell needs nothing
 

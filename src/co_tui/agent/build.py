@@ -15,6 +15,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
 from co_tui.agent.delegate import delegate
+from co_tui.agent.offered_tools import OfferConfiguredTools
 from co_tui.config.settings import Settings
 from co_tui.context.deps import CoDeps
 from co_tui.context.window import SendWindow
@@ -73,8 +74,11 @@ def build_agent(
     all_approval: bool = False,
     instructions: str | None = None,
     summarizer: Model | str | None = None,
+    every_tool: bool = False,
 ) -> AgentBundle:
-    """Build the agent. `model` and `summarizer` override resolution (tests: FunctionModel)."""
+    """Build the agent. `model` and `summarizer` override resolution (tests: FunctionModel).
+    `every_tool`: the tools of integrations not configured are offered too (evals, where no
+    call runs); otherwise they wait until set up (agent/offered_tools.py)."""
     resolved: ResolvedModel | None = None
     model_settings: ModelSettings | None = None
     if model is None:
@@ -104,7 +108,11 @@ def build_agent(
         instructions=instructions_source,
         retries=settings.tool_retries,
         name="co",
-        capabilities=[window, FenceUntrusted(session_table)],
+        capabilities=[
+            window,
+            FenceUntrusted(session_table),
+            *([] if every_tool else [OfferConfiguredTools()]),
+        ],
         toolsets=[web_tools] if web_tools is not None else [],
     )
     specs = builtin_tool_specs(settings, all_approval=all_approval)

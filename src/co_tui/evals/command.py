@@ -89,7 +89,8 @@ async def run_eval(
 
 def _eval_session(settings: Settings, workspace: Path, model: Model | str | None) -> ChatSession:
     """A session that stores nothing (no session record, no spans) and defers every tool.
-    Every built-in tool is offered whatever the user's web policy: the cases cover them all."""
+    Every built-in tool is offered whatever the user's web policy and integrations: the cases
+    cover them all."""
     from co_tui.context.deps import create_deps
     from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 
@@ -100,7 +101,7 @@ def _eval_session(settings: Settings, workspace: Path, model: Model | str | None
         workspace=workspace,
         record=False,
         deps=create_deps(settings, workspace, sandbox_choice=choice),
-        agent_options={"model": model, "all_approval": True},
+        agent_options={"model": model, "all_approval": True, "every_tool": True},
     )
 
 

@@ -224,8 +224,13 @@ def run_oauth_flow(
 
 def integration_state(settings: Settings) -> tuple[str, Literal["ok", "error", "off"]]:
     """For /status: reads local files only, never calls Google."""
+    return credentials_state(settings.google_credentials_path)
+
+
+def credentials_state(path: str | None) -> tuple[str, Literal["ok", "error", "off"]]:
+    """What `google_credentials_path` and the stored token make of the integration: "off"
+    when neither lets a tool sign in. Reads local files only, never calls Google."""
     stored = token_path()
-    path = settings.google_credentials_path
     try:
         if path:
             info = _read_json(Path(path).expanduser())

@@ -1,4 +1,6 @@
-"""The built-in function tools, in the order the model is offered them.
+"""The built-in function tools, in the order the model is offered them, and the integration
+each needs: a tool whose integration is not configured is not offered (the Google and Slack
+tools' schemas alone are about 10 KB, sent with every request).
 
 Whether a call waits for the user is the tool's spec (`requires_approval`, policy/tool_specs.py),
 not a list it is in. `delegate` is not here: it starts sub-agents, which are given tools
@@ -9,11 +11,14 @@ web_policy) and load_skill come in toolsets of their own.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from co_tui.policy.tool_specs import BUILTIN_SPECS
 from co_tui.tools import google_calendar, google_drive, google_gmail, memory, obsidian, slack
 from co_tui.tools.shell import run_shell_command
+
+if TYPE_CHECKING:
+    from co_tui.context.deps import CoDeps
 
 ToolFunc = Callable[..., Any]
 
@@ -39,3 +44,40 @@ FUNCTION_TOOLS: tuple[ToolFunc, ...] = tuple(
 )
 # What a sub-agent may be given: the tools that only read (it cannot ask for approval).
 READ_ONLY_TOOLS: tuple[ToolFunc, ...] = tuple(f for f in FUNCTION_TOOLS if not asks_first(f))
+
+# The module a built-in tool lives in -> the integration it needs (as /status names it).
+_INTEGRATION_OF_MODULE = {
+    "google_drive": "Google",
+    "google_gmail": "Google",
+    "google_calendar": "Google",
+    "slack": "Slack",
+    "obsidian": "Obsidian",
+}
+_INTEGRATION_OF_TOOL = {"web_search": "Web search"}  # tools/web.py: the other web tools need none
+_MODULE_OF_TOOL = {func.__name__: func.__module__.rsplit(".", 1)[-1] for func in _MODULE_TOOLS}
+
+
+def integration_of(tool_name: str) -> str | None:
+    """The integration a built-in tool needs configured, or None (the tool needs none)."""
+    module = _MODULE_OF_TOOL.get(tool_name, "")
+    return _INTEGRATION_OF_TOOL.get(tool_name) or _INTEGRATION_OF_MODULE.get(module)
+
+
+def configured_integrations(deps: CoDeps) -> frozenset[str]:
+    """The integrations the session's settings configure (a failing one included: its tools
+    say what is wrong). Reads local files only (Google's credentials), never a service."""
+    from co_tui.integrations.google_auth import credentials_state
+
+    configured = {
+        "Obsidian": deps.obsidian_vault_path is not None,
+        "Slack": bool(deps.slack_bot_token),
+        "Web search": bool(deps.brave_search_api_key),
+        "Google": credentials_state(deps.google_credentials_path)[1] != "off",
+    }
+    return frozenset(name for name, on in configured.items() if on)
+
+
+def offered(tool_name: str, configured: frozenset[str]) -> bool:
+    """Whether the model is offered this tool, given the configured integrations."""
+    integration = integration_of(tool_name)
+    return integration is None or integration in configured

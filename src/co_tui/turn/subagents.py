@@ -52,7 +52,7 @@ from co_tui.protocol.frontend import (
     feedback_words,
 )
 from co_tui.telemetry.tracing import approval_clock, trace_approval
-from co_tui.tools.catalog import READ_ONLY_TOOLS
+from co_tui.tools.catalog import READ_ONLY_TOOLS, configured_integrations, offered
 from co_tui.tools.web import web_fetch, web_search
 from co_tui.turn.stream import EventStream
 
@@ -73,11 +73,14 @@ _DECISIONS: dict[ApprovalDecision, ApprovalKind] = {
 
 
 def read_only_tools(deps: CoDeps) -> dict[str, ToolFunc]:
-    """The tools a sub-agent may be given: the built-in read-only tools (never delegate: no
-    sub-sub-agents), and the web tools when the session's policy lets them run without
-    asking."""
-    tools: dict[str, ToolFunc] = {func.__name__: func for func in READ_ONLY_TOOLS}
-    if deps.web.search_policy == "allow":
+    """The tools a sub-agent may be given: the built-in read-only tools of the configured
+    integrations (never delegate: no sub-sub-agents), and the web tools when the session's
+    policy lets them run without asking (web_search when it has a key)."""
+    configured = configured_integrations(deps)
+    tools: dict[str, ToolFunc] = {
+        func.__name__: func for func in READ_ONLY_TOOLS if offered(func.__name__, configured)
+    }
+    if deps.web.search_policy == "allow" and offered(web_search.__name__, configured):
         tools[web_search.__name__] = web_search
     if deps.web.fetch_policy == "allow":
         tools[web_fetch.__name__] = web_fetch

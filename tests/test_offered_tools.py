@@ -19,8 +19,10 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.agent.build import build_agent
+from co_tui.agent.offered_tools import _SET_UP
 from co_tui.config.settings import Settings
 from co_tui.evals.runner import tool_definitions
+from co_tui.tools.catalog import INTEGRATIONS
 from tests.helpers import make_deps
 
 INTEGRATION_TOOLS = {
@@ -105,3 +107,19 @@ async def test_a_tool_not_offered_cannot_be_called(tmp_path: Path) -> None:
         if isinstance(part, ToolReturnPart | RetryPromptPart)
     ]
     assert answers and answers[0].startswith("Unknown tool name: 'post_slack_message'")
+
+
+async def test_the_instructions_say_how_to_set_up_what_is_missing(tmp_path: Path) -> None:
+    """In place of the tools, one line each: the model can tell the user what to set."""
+    seen: list[str] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(str(getattr(messages[-1], "instructions", "")))
+        return ModelResponse(parts=[TextPart("ok")])
+
+    settings = Settings(slack_bot_token=SecretStr("xoxb-test"))
+    bundle = build_agent(settings, model=FunctionModel(model))
+    await bundle.agent.run("hi", deps=make_deps(tmp_path, settings))
+    assert "co-tui auth google" in seen[0] and "BRAVE_SEARCH_API_KEY" in seen[0]
+    assert "SLACK_BOT_TOKEN" not in seen[0]  # set up: its tools are there instead
+    assert set(INTEGRATIONS) == set(_SET_UP)

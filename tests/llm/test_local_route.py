@@ -18,7 +18,7 @@ from tests.helpers import make_deps
 @pytest.fixture
 async def builtin_tools(tmp_path: Path) -> list[ToolDefinition]:
     """Every built-in tool as the model sees it."""
-    bundle = build_agent(Settings(), model=TestModel(), all_approval=True)
+    bundle = build_agent(Settings(), model=TestModel(), all_approval=True, every_tool=True)
     return list((await tool_definitions(bundle.agent, make_deps(tmp_path))).values())
 
 

@@ -29,7 +29,7 @@ from tests.helpers import make_deps
 
 @pytest.fixture
 async def tools(tmp_path: Path) -> list[ToolDefinition]:
-    bundle = build_agent(Settings(), model=TestModel(), all_approval=True)
+    bundle = build_agent(Settings(), model=TestModel(), all_approval=True, every_tool=True)
     return list((await tool_definitions(bundle.agent, make_deps(tmp_path))).values())
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic_ai.messages import ModelRequest
+
 from co_tui.config.settings import Settings
 from tests.web.conftest import tool_turn
 from tests.web.server import BRAVE_KEY, WebServer
@@ -58,7 +60,11 @@ async def test_429_reports_retry_after(tmp_path: Path, site: WebServer) -> None:
 
 
 async def test_missing_key_explains_the_setup(tmp_path: Path, site: WebServer) -> None:
+    """With no key the tool is not offered (agent/offered_tools.py): a call to it runs
+    nothing, and the instructions say how to set it up, so the model can tell the user."""
     turn = await tool_turn(tmp_path, brave(site, None), "web_search", {"query": "tides"})
-    assert turn.returned["not_configured"] is True
-    assert "BRAVE_SEARCH_API_KEY" in turn.returned["display"]
     assert site.hits == []
+    assert "Unknown tool name: 'web_search'" in str(turn.seen_by_model)
+    first_request = turn.model.seen[0][-1]
+    assert isinstance(first_request, ModelRequest)
+    assert "BRAVE_SEARCH_API_KEY" in (first_request.instructions or "")

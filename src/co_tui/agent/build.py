@@ -111,7 +111,7 @@ def build_agent(
         capabilities=[
             window,
             FenceUntrusted(session_table),
-            *([] if every_tool else [OfferConfiguredTools()]),
+            *([] if every_tool else [OfferConfiguredTools(explain_missing=instructions is None)]),
         ],
         toolsets=[web_tools] if web_tools is not None else [],
     )

@@ -45,7 +45,9 @@ FUNCTION_TOOLS: tuple[ToolFunc, ...] = tuple(
 # What a sub-agent may be given: the tools that only read (it cannot ask for approval).
 READ_ONLY_TOOLS: tuple[ToolFunc, ...] = tuple(f for f in FUNCTION_TOOLS if not asks_first(f))
 
-# The module a built-in tool lives in -> the integration it needs (as /status names it).
+# The integrations built-in tools need, as /status names them.
+INTEGRATIONS = ("Obsidian", "Google", "Slack", "Web search")
+# The module a built-in tool lives in -> the integration it needs.
 _INTEGRATION_OF_MODULE = {
     "google_drive": "Google",
     "google_gmail": "Google",

@@ -73,6 +73,7 @@ KEY_HELP: list[tuple[str, str]] = [
     ("Ctrl+C", "with a draft: clear it (Up brings it back); twice on an empty prompt: exit"),
     ("Ctrl+D / Ctrl+Q", "exit (Ctrl+D deletes forward while the prompt has text)"),
     ("Ctrl+G", "edit the prompt in $VISUAL / $EDITOR"),
+    ("Ctrl+Z", "suspend to the shell (fg brings it back); undo in the prompt: Ctrl+_"),
     ("@", "attach a workspace file or a vault note (a fuzzy picker)"),
     ("Ctrl+T", "show or hide thinking"),
     ("Ctrl+B", "show or hide the sidebar"),

@@ -120,6 +120,9 @@ class PromptInput(RestingCursorTextArea):
         Binding("ctrl+g", "edit_in_editor", "Editor", show=False),
         Binding("ctrl+d", "quit_or_delete", "Quit", show=False),
         Binding("ctrl+c", "interrupt_or_copy", "Cancel / exit", show=False),
+        # Ctrl+Z suspends co-tui (the app's binding); undo is readline's Ctrl+_ (Ctrl+/ in
+        # most terminals), redo stays TextArea's Ctrl+Y.
+        Binding("ctrl+underscore", "undo", "Undo", show=False),
     ]
 
     busy: reactive[bool] = reactive(False)  # a turn is running: shown, not blocking

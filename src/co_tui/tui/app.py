@@ -443,15 +443,17 @@ class CoApp(App[None]):
         self.refresh_status()
 
     async def _load_custom_commands(self) -> None:
-        """The user's /commands and, in a trusted project, the project's; what was skipped
-        is said once, here."""
+        """The user's /commands and, in a trusted project, the project's, then the skills
+        (a /name each where no command has it); what was skipped is said once, here."""
         from co_tui.session import commands
         from co_tui.session.commands import custom as custom_commands
+        from co_tui.session.commands import skill_commands
 
-        loaded = await asyncio.to_thread(
-            custom_commands.load, self.session.project, builtins=commands.COMMANDS
-        )
-        self.chat.custom_commands = loaded.commands
+        project = self.session.project
+        loaded = await asyncio.to_thread(custom_commands.load, project, builtins=commands.COMMANDS)
+        taken = {*commands.COMMANDS, *loaded.commands}
+        skills = await asyncio.to_thread(skill_commands.load, project, taken)
+        self.chat.custom_commands = {**loaded.commands, **skills}
         for problem in loaded.problems:
             self._notice(problem, "warning")
 

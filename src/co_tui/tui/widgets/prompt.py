@@ -151,6 +151,7 @@ class PromptInput(RestingCursorTextArea):
         )  # fmt: skip
         self.prompt_history = history
         self.pasted = PastedTexts()  # the large pastes folded into the text, by label
+        self.custom_commands: dict[str, CustomCommand] = {}  # Tab completes them too
 
     async def _on_key(self, event: events.Key) -> None:
         # Enter is handled here, in the widget's own queue, rather than by a priority
@@ -322,7 +323,7 @@ class PromptInput(RestingCursorTextArea):
             return
         from co_tui.session import commands
 
-        matches = commands.completions(text)
+        matches = commands.completions(text, self.custom_commands)
         if not matches:
             return
         common = matches[0] if len(matches) == 1 else _common_prefix(matches)

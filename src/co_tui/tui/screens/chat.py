@@ -564,8 +564,7 @@ class ChatScreen(Screen[None]):
 
     @on(HistorySearch.Chosen)
     def _history_chosen(self, message: HistorySearch.Chosen) -> None:
-        self.prompt.text = message.text
-        self.prompt.move_cursor(self.prompt.document.end)
+        self.prompt.recall(message.text)
 
     @on(HistorySearch.Closed)
     def _history_closed(self) -> None:

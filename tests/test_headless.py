@@ -247,3 +247,28 @@ def test_a_turn_that_cannot_be_saved_exits_non_zero_with_the_reason(
     assert as_json.returncode == EXIT_NOT_SAVED
     summary = json.loads(as_json.stdout)
     assert summary["text"] == "Hello again." and "Is a directory" in summary["save_error"]
+
+
+@pytest.mark.slow
+def test_a_chatty_command_sends_a_few_tool_outputs_a_second_and_its_last_lines(
+    tmp_path: Path,
+) -> None:
+    # 10,000 lines in 200 bursts: unthrottled, about one event a burst.
+    chatty = (
+        "start=$(date +%s%N); i=0; while [ $i -lt 200 ]; do "
+        "seq $((i*50+1)) $((i*50+50)) | sed 's/^/line /'; i=$((i+1)); sleep 0.01; done; "
+        "echo $(( ($(date +%s%N) - start) / 1000000 )) > took_ms"
+    )
+    script = [tool_call("run_shell_command", cmd=chatty), text("Counted.")]
+    with serve(script) as srv:
+        args = ["-p", "count", "--yes", "--output-format", "stream-json"]
+        proc = run_cli(args, tmp_path, CO_TUI_SANDBOX_BACKEND="subprocess", **openai_env(srv.url))
+    assert proc.returncode == 0, proc.stderr
+    took = int((tmp_path / "took_ms").read_text()) / 1000
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    outputs = [e for e in events if e["type"] == "tool_output"]
+    assert 1 <= len(outputs) <= took * 10 + 2, f"{len(outputs)} tool_output events in {took}s"
+    assert outputs[-1]["lines"][-1] == "line 10000"  # the last lines, always
+    last_output = len(kinds) - 1 - kinds[::-1].index("tool_output")
+    assert last_output < kinds.index("tool_result")

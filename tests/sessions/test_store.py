@@ -421,3 +421,25 @@ def test_a_reused_call_id_never_borrows_another_calls_record(store: SessionStore
     loaded = SessionStore(store.path).load("s1")
     assert answers(loaded.messages[-1:])["c1"] == records.NO_RECORD
     assert loaded.unfinished == []
+
+
+def test_deleting_a_session_deletes_its_draft_and_only_its_own(tmp_path: Path) -> None:
+    from co_tui.store.drafts import Draft, DraftStore
+
+    store = SessionStore(tmp_path / "sessions.db")
+    drafts = DraftStore(tmp_path)
+    for sid in ("aaaa-1", "bbbb-2"):
+        store.save(sid, turn(1), cwd=str(tmp_path))
+        drafts.save(sid, Draft("unsent words"), tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    store.save("cccc-3", turn(1), cwd=str(tmp_path))
+    drafts.path("cccc-3").symlink_to(victim)  # a link planted at a draft's name
+
+    store.delete("aaaa-1")
+    store.delete("cccc-3")
+    assert not drafts.path("aaaa-1").exists()
+    assert drafts.path("bbbb-2").is_file()
+    assert not drafts.path("cccc-3").is_symlink() and victim.read_text() == "keep me"
+    store.delete("never-stored")  # nothing to delete is no error
+    store.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -142,3 +143,61 @@ async def test_a_paste_that_reads_like_a_label_is_not_expanded_twice(tmp_path: P
         await pilot.press("enter")
         await settle(pilot, app)
         assert user_prompts(seen[-1])[-1] == LOG + tricky
+
+
+async def test_up_brings_a_prompt_with_a_paste_back_folded_in_this_and_the_next_session(
+    tmp_path: Path,
+) -> None:
+    seen: list[list[ModelMessage]] = []
+    history = tmp_path / "history"
+    secret_log = f"{LOG}\napi_key=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+    app = make_app(recording(seen), tmp_path, history_path=history)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await app.wait_ready()
+        await paste(pilot, secret_log)
+        await type_text(pilot, " why?")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        await paste(pilot, "x" * 1500)  # a paste of the next draft: its own label stays its own
+        draft = app.chat.prompt.text
+        await pilot.press("up")
+        recalled = app.chat.prompt.text
+        assert recalled.endswith(" why?") and len(recalled.splitlines()) == 1
+        assert recalled.startswith("[Pasted text #3 +2001 lines]")  # numbered after the draft's
+        await pilot.press("down")
+        assert app.chat.prompt.text == draft
+        await pilot.press("up", "enter")  # sent again: the paste goes with it, unfolded
+        await settle(pilot, app)
+        assert user_prompts(seen[-1])[-1] == f"{secret_log} why?"
+    assert "sk-proj-abcdefghijklmnop" not in history.read_text(encoding="utf-8")
+
+    again = make_app(recording(seen), tmp_path, history_path=history)
+    async with again.run_test(size=(80, 24)) as pilot:
+        assert await again.wait_ready()
+        await pilot.press("up")
+        assert again.chat.prompt.text == "[Pasted text #1 +2001 lines] why?"
+        await pilot.press("enter")
+        await settle(pilot, again)
+        sent = user_prompts(seen[-1])[-1]
+        assert sent.startswith(LOG) and sent.endswith(" why?")  # redacted, as history is
+        assert "sk-proj-abcdefghijklmnop" not in sent
+
+
+def test_a_history_line_that_is_not_a_folded_prompt_is_skipped(tmp_path: Path) -> None:
+    from co_tui.tui.widgets.prompt import PromptHistory
+
+    label = "[Pasted text #4 +2 lines]"
+    good = {"folded": f"{label} q", "pastes": [{"label": label, "text": "a\nb"}]}
+    lines = [
+        json.dumps("plain"),
+        json.dumps({"folded": "x", "pastes": [{"label": "\x1b[2J", "text": "a"}]}),
+        json.dumps({"folded": 5, "pastes": []}),
+        json.dumps([1, 2]),
+        json.dumps(good),
+    ]
+    path = tmp_path / "history"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    history = PromptHistory(path)
+    assert history.entries == ["plain", "a\nb q"]
+    folded = history.folded("a\nb q")
+    assert folded is not None and folded.text == f"{label} q"

@@ -176,6 +176,24 @@ async def test_a_failing_or_missing_editor_leaves_the_draft(
     assert not Path(name).exists()
 
 
+async def test_ctrl_z_without_a_shell_keeps_the_draft_and_ctrl_underscore_undoes(
+    tmp_path: Path,
+) -> None:
+    """Ctrl+Z suspends to the shell (tests/test_suspend_pty.py); with no terminal to give
+    back it says why and the prompt keeps its text. Undo moved to Ctrl+_."""
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
+        await pilot.press(*"draft", "space", *"more")
+        await pilot.press("ctrl+z")
+        await wait_until(pilot, lambda: "Ctrl+Z: " in toasts(app), "the note on Ctrl+Z")
+        assert app.chat.prompt.text == "draft more"
+        await pilot.press("ctrl+underscore")  # the typing is one undo step here
+        assert app.chat.prompt.text != "draft more"
+        await pilot.press("ctrl+y")
+        assert app.chat.prompt.text == "draft more"
+
+
 # -- the @ picker and attachments --
 
 

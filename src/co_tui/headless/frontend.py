@@ -4,7 +4,8 @@ text: stdout holds the final answer only, written once the turn has it (a reques
 and is retried may have streamed words that are not part of it); tool calls, denials, status
 and errors go to stderr.
 stream-json: every event of the turn as one JSON object a line (protocol/events.py),
-`attempt_discarded` included.
+`attempt_discarded` included; a running tool's `tool_output` at most ~10 a second per call,
+its last lines always before its result (output_throttle.py).
 json: one object at the end with the text, usage, tool calls and denials.
 Nothing from the model or a tool reaches the terminal as a control sequence: text has its
 hidden characters made visible (the answer and thinking as they are with `raw`), JSON has
@@ -22,6 +23,7 @@ import sys
 from dataclasses import asdict
 from typing import Any, Literal, TextIO
 
+from co_tui.headless.output_throttle import ToolOutputThrottle
 from co_tui.protocol import events as ev
 from co_tui.protocol.frontend import ApprovalDecision, ApprovalReply, ApprovalRequest
 from co_tui.safety.visible import visible
@@ -56,8 +58,16 @@ class HeadlessFrontend:
         self.usage: ev.Usage | None = None
         self._waiting_said = 0  # seconds of provider silence last reported on stderr
         self._subagents: set[str] = set()  # sessions whose TurnStart named a parent
+        self._stream = ToolOutputThrottle(self._write_json)  # stream-json's events
 
     # -- output helpers --
+    def flush(self) -> None:
+        """What the stream holds back (a tool's latest lines) out now."""
+        self._stream.flush()
+
+    def _write_json(self, event: ev.TurnEvent) -> None:
+        _write(self.out, ev.event_json(event) + "\n")
+
     def _note(self, line: str) -> None:
         """One line (or block) on stderr, its hidden characters made visible: tool output,
         names, reasons and errors can carry escape sequences meant for the terminal."""
@@ -76,7 +86,7 @@ class HeadlessFrontend:
     # -- FrontendProtocol --
     def emit(self, event: ev.TurnEvent) -> None:
         if self.output_format == "stream-json":
-            _write(self.out, ev.event_json(event) + "\n")
+            self._stream.emit(event)
         main = event.session_id not in self._subagents
         match event:
             case ev.TurnStart(parent_session_id=parent) if parent is not None:

@@ -119,6 +119,7 @@ async def _headless_turn(
         for failure in session.mcp.failures:
             say(f"MCP server '{failure.server}': {failure.message}")
     result = await session.run(prompt)
+    frontend.flush()  # a tool's last lines still waiting (a turn cut short after them)
     if frontend.output_format == "json":
         summary = frontend.summary(
             session.session_id,

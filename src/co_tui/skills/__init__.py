@@ -20,7 +20,7 @@ refused and shown as a problem; linked extra files are not listed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -209,14 +209,19 @@ def skills_prompt_section(skills: Iterable[Skill]) -> str:
     ])  # fmt: skip
 
 
-def list_skills_display(project: ProjectView | None = None) -> str:
-    """Markdown for /skills: every skill with where it comes from, then any problems."""
+def list_skills_display(
+    project: ProjectView | None = None, command_note: Callable[[str], str] | None = None
+) -> str:
+    """Markdown for /skills: every skill with where it comes from (and `command_note(name)`:
+    how it runs as a /command, or why not), then any problems."""
     catalog = discover_skills(project)
     lines = [f"**Skills** ({len(catalog.skills)})", ""]
     if not catalog.skills:
         lines.append("No skills found.")
     for skill in catalog.skills.values():
-        lines.append(f"- `{skill.name}` ({skill.origin}): {skill.description}")
+        note = command_note(skill.name) if command_note is not None else ""
+        note = f" ({note})" if note else ""
+        lines.append(f"- `{skill.name}` ({skill.origin}): {skill.description}{note}")
     for skill in catalog.overridden:
         lines.append(f"- ~~`{skill.name}` ({skill.origin})~~ overridden")
     if catalog.problems:

@@ -51,6 +51,7 @@ from co_tui.context.compaction import Compaction, CompactionKind
 from co_tui.context.dangling import patch_dangling_tool_calls
 from co_tui.safety.private_files import open_private_db
 from co_tui.store.database_file import diagnose, open_read_only
+from co_tui.store.drafts import DraftError, DraftStore
 
 if TYPE_CHECKING:
     from co_tui.safety.redaction import Redactor
@@ -556,8 +557,18 @@ class SessionStore:
                 ),
             )
 
-    @_store_errors
     def delete(self, session_id: str) -> None:
+        """The session's messages and notes, then its unsent draft (store/drafts.py, in the
+        data folder beside the database): nothing of it is left to come back."""
+        self._delete_rows(session_id)
+        try:
+            DraftStore(self.path.parent).discard(session_id)
+        except DraftError as exc:
+            message = f"The session is deleted, but not its draft: {exc}"
+            raise SessionStoreError(message, self.path) from exc
+
+    @_store_errors
+    def _delete_rows(self, session_id: str) -> None:
         with self._lock:
             db = self._db()
             with db:

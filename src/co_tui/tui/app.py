@@ -117,6 +117,9 @@ class CoApp(App[None]):
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("f2", "spans", "Spans", show=False),
+        # Ctrl+Z stops the process as in a shell (and as Claude Code and Codex do), even
+        # in a modal: the prompt's undo is Ctrl+_ (tui/widgets/prompt.py).
+        Binding("ctrl+z", "suspend_to_shell", "Suspend", show=False, priority=True),
     ]
 
     def __init__(
@@ -237,6 +240,7 @@ class CoApp(App[None]):
     def on_mount(self) -> None:
         self.stop_signals.install()
         self.idle_gc.install()
+        self.app_resume_signal.subscribe(self, self._redraw_after_suspend)
         if self._session is not None:
             self._apply_settings()
         else:  # the first frame, in the theme the settings chose last time
@@ -439,15 +443,17 @@ class CoApp(App[None]):
         self.refresh_status()
 
     async def _load_custom_commands(self) -> None:
-        """The user's /commands and, in a trusted project, the project's; what was skipped
-        is said once, here."""
+        """The user's /commands and, in a trusted project, the project's, then the skills
+        (a /name each where no command has it); what was skipped is said once, here."""
         from co_tui.session import commands
         from co_tui.session.commands import custom as custom_commands
+        from co_tui.session.commands import skill_commands
 
-        loaded = await asyncio.to_thread(
-            custom_commands.load, self.session.project, builtins=commands.COMMANDS
-        )
-        self.chat.custom_commands = loaded.commands
+        project = self.session.project
+        loaded = await asyncio.to_thread(custom_commands.load, project, builtins=commands.COMMANDS)
+        taken = {*commands.COMMANDS, *loaded.commands}
+        skills = await asyncio.to_thread(skill_commands.load, project, taken)
+        self.chat.custom_commands = {**loaded.commands, **skills}
         for problem in loaded.problems:
             self._notice(problem, "warning")
 
@@ -913,6 +919,25 @@ class CoApp(App[None]):
         self.refresh_status()
         if loaded.pending is not None:
             self.resume_pending(loaded.pending)
+
+    # -- Ctrl+Z --
+    def action_suspend_to_shell(self) -> None:
+        """Stop co-tui and give the terminal back to the shell; `fg` brings it back as it
+        was (Textual's driver redraws). Only when a shell is there to do that."""
+        from co_tui.tui.terminal.job_control import why_no_suspend
+
+        problem = why_no_suspend()
+        if problem is None and self._driver is not None and self._driver.can_suspend:
+            self.chat.save_draft()  # on disk should the stopped process be killed
+            self.action_suspend_process()
+            return
+        problem = problem or "this terminal cannot suspend co-tui"
+        self.notify(f"Ctrl+Z: {problem}. Ctrl+Q quits.", severity="warning", timeout=5)
+
+    def _redraw_after_suspend(self, _app: App[None]) -> None:
+        # Back from Ctrl+Z (`fg`) the terminal shows a blank alternate screen; Textual
+        # repaints only what changed since (its own `suspend()` lays out again, as here).
+        self.refresh(layout=True)
 
     # -- span viewer (F2, /spans) --
     def action_spans(self) -> None:

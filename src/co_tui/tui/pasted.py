@@ -5,20 +5,35 @@ A paste of FOLD_LINES lines or more, or of FOLD_CHARS characters or more (Codex 
 goes into the prompt as one line, its label, so what is typed after it stays in view. The
 label is text in the prompt like any other: deleting it (Backspace or Delete next to it
 removes it whole) drops the paste; a label changed by hand no longer stands for anything
-and is sent as it reads. What is sent, and what the history keeps, is the text with each
-label replaced by its paste (`expand`); the transcript shows the message folded.
+and is sent as it reads. What is sent is the text with each label replaced by its paste
+(`expand`); the transcript shows the message folded, and the history keeps it folded too
+(`FoldedPrompt`): Up brings it back as one line, its pastes under new labels (`refold`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from co_tui.store.drafts import Pasted
 
 FOLD_LINES = 10
 FOLD_CHARS = 1_000
 LABEL = re.compile(r"\[Pasted text #(\d+)(?: \+\d+ lines| \d+ chars)\]")
+
+
+@dataclass(frozen=True)
+class FoldedPrompt:
+    """A prompt as it was typed: its text with the labels, and the pastes they stand for
+    (what the history keeps so that Up brings a prompt back folded)."""
+
+    text: str
+    pastes: tuple[Pasted, ...]
+
+    def expanded(self) -> str:
+        by_label = {p.label: p.text for p in self.pastes}
+        return LABEL.sub(lambda m: by_label.get(m.group(0), m.group(0)), self.text)
 
 
 def is_large(text: str) -> bool:
@@ -54,6 +69,17 @@ class PastedTexts:
         if not self._by_label:
             return text
         return LABEL.sub(lambda m: self._by_label.get(m.group(0), m.group(0)), text)
+
+    def folded(self, text: str) -> FoldedPrompt | None:
+        """`text` with the pastes its labels stand for; None when it holds none."""
+        pastes = self.used_in((text,))
+        return FoldedPrompt(text, pastes) if pastes else None
+
+    def refold(self, prompt: FoldedPrompt) -> str:
+        """`prompt`'s text, its pastes kept here under new labels (numbered after those
+        already here, so a draft's own pastes keep theirs)."""
+        new = {p.label: self.add(p.text) for p in prompt.pastes}
+        return LABEL.sub(lambda m: new.get(m.group(0), m.group(0)), prompt.text)
 
     def used_in(self, texts: Iterable[str]) -> tuple[Pasted, ...]:
         """The pastes whose label is in one of `texts`, oldest first."""

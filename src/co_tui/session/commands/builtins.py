@@ -50,11 +50,19 @@ async def _help(ctx: CommandContext, arg: str) -> None:
         Text("!<command>"), Text("run a shell command in the sandbox (no model involved)")
     )
     parts: list[RenderableType] = [table]
-    if ctx.custom:
-        custom = listing("Your commands (a prompt from a Markdown file)")
-        for command in ctx.custom.values():
-            custom.add_row(Text(command.usage_line), Text(command.description))
-        parts += ["", custom]
+    from co_tui.session.commands.skill_commands import SkillCommand
+
+    own = [c for c in ctx.custom.values() if not isinstance(c, SkillCommand)]
+    skills = [c for c in ctx.custom.values() if isinstance(c, SkillCommand)]
+    for title, listed in (
+        ("Your commands (a prompt from a Markdown file)", own),
+        ("Skills (/skills lists them all)", skills),
+    ):
+        if listed:
+            custom = listing(title)
+            for command in listed:
+                custom.add_row(Text(command.usage_line), Text(command.description))
+            parts += ["", custom]
     keys = listing("Keys")
     for key, what in KEY_HELP:
         keys.add_row(Text(key), Text(what))
@@ -73,6 +81,7 @@ KEY_HELP: list[tuple[str, str]] = [
     ("Ctrl+C", "with a draft: clear it (Up brings it back); twice on an empty prompt: exit"),
     ("Ctrl+D / Ctrl+Q", "exit (Ctrl+D deletes forward while the prompt has text)"),
     ("Ctrl+G", "edit the prompt in $VISUAL / $EDITOR"),
+    ("Ctrl+Z", "suspend to the shell (fg brings it back); undo in the prompt: Ctrl+_"),
     ("@", "attach a workspace file or a vault note (a fuzzy picker)"),
     ("Ctrl+T", "show or hide thinking"),
     ("Ctrl+B", "show or hide the sidebar"),
@@ -124,9 +133,20 @@ async def _tools(ctx: CommandContext, arg: str) -> None:
 async def _skills(ctx: CommandContext, arg: str) -> None:
     import asyncio
 
+    from co_tui.session.commands.skill_commands import SkillCommand
     from co_tui.skills import list_skills_display
 
-    ctx.show(await asyncio.to_thread(list_skills_display, ctx.deps.project))
+    def command_note(name: str) -> str:
+        if name in COMMANDS:
+            return f"/{name} is a built-in command: ask for the skill by name instead"
+        command = ctx.custom.get(name)
+        if command is None:  # a front without custom commands (co-tui -p)
+            return ""
+        if not isinstance(command, SkillCommand):
+            return f"/{name} is your custom command: ask for the skill by name instead"
+        return f"run it: `{command.usage_line}`"
+
+    ctx.show(await asyncio.to_thread(list_skills_display, ctx.deps.project, command_note))
 
 
 async def _history(ctx: CommandContext, arg: str) -> None:

@@ -36,7 +36,7 @@ SUFFIX = ".md"
 MAX_BYTES = 32_000  # a prompt, not a document
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 PLACEHOLDER = "$ARGUMENTS"
-Scope = Literal["user", "project"]
+Scope = Literal["user", "project", "skill"]
 
 
 @dataclass(frozen=True)

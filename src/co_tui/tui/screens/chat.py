@@ -170,9 +170,18 @@ class ChatScreen(Screen[None]):
         self._sidebar_for_thinking = False  # Ctrl+T showed the sidebar: Ctrl+T hides it
         self._tokens_before_turn = 0
         self._last_ctrl_c = 0.0
-        self.custom_commands: dict[str, CustomCommand] = {}  # the app loads them
         self.drafts: DraftKeeper | None = None  # the app gives it with the session
         self._draft_timer: Timer | None = None
+
+    @property
+    def custom_commands(self) -> dict[str, CustomCommand]:
+        """The user's, a trusted project's and the skills' /commands (the app loads them;
+        the prompt completes them)."""
+        return self.prompt.custom_commands
+
+    @custom_commands.setter
+    def custom_commands(self, loaded: dict[str, CustomCommand]) -> None:
+        self.prompt.custom_commands = loaded
 
     def compose(self) -> ComposeResult:
         # The breakpoint class Textual gives the screen at its first resize, given before the
@@ -555,8 +564,7 @@ class ChatScreen(Screen[None]):
 
     @on(HistorySearch.Chosen)
     def _history_chosen(self, message: HistorySearch.Chosen) -> None:
-        self.prompt.text = message.text
-        self.prompt.move_cursor(self.prompt.document.end)
+        self.prompt.recall(message.text)
 
     @on(HistorySearch.Closed)
     def _history_closed(self) -> None:

@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
+from co_tui.store.errors import SessionStoreError
 from co_tui.store.records import SessionInfo
 from co_tui.store.session_store import SessionStore
 from co_tui.tui.screens.confirm import ConfirmScreen
@@ -139,7 +140,12 @@ class SessionsScreen(ModalScreen[str | None]):
 
     @work(group="sessions-delete", exit_on_error=False)
     async def _delete(self, session_id: str) -> None:
-        await asyncio.to_thread(self.store.delete, session_id)
+        try:
+            await asyncio.to_thread(self.store.delete, session_id)
+        except SessionStoreError as exc:
+            self.notify(str(exc), severity="error", timeout=8)
+            self.reload()
+            return
         if session_id == self.current:
             self.current = ""
             self.app.post_message(CurrentSessionDeleted())

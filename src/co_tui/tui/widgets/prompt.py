@@ -27,8 +27,8 @@ from textual.widgets import Static
 
 from co_tui.safety.private_files import open_private
 from co_tui.safety.redaction import REDACTED, shared_redactor
-from co_tui.store.drafts import Draft
-from co_tui.tui.pasted import PastedTexts, is_large
+from co_tui.store.drafts import Draft, Pasted
+from co_tui.tui.pasted import LABEL, FoldedPrompt, PastedTexts, is_large
 from co_tui.tui.widgets.resting_cursor import RestingCursorTextArea
 
 if TYPE_CHECKING:
@@ -38,7 +38,9 @@ HISTORY_LIMIT = 1000
 
 
 class PromptHistory:
-    """Prompts, one JSON string a line (so multi-line prompts survive), newest last.
+    """Prompts, one JSON value a line (so multi-line prompts survive), newest last: the
+    text sent, or for a prompt that held folded pastes an object with the text as typed
+    (`folded`, the labels in it) and the `pastes`, so that Up brings it back folded.
 
     The file (0600, in the 0700 data folder) never holds a secret: a line is stored with
     configured secrets and credential shapes replaced by [REDACTED], and not at all when
@@ -47,7 +49,8 @@ class PromptHistory:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path: Path | None = None
-        self.entries: list[str] = []
+        self.entries: list[str] = []  # as sent: what Ctrl+R searches
+        self._folds: dict[str, FoldedPrompt] = {}  # an entry's folded form, if it had one
         self._cursor: int | None = None
         self._draft = ""
         if path is not None:
@@ -57,7 +60,8 @@ class PromptHistory:
         """Read the file and store new prompts in it from now on. The app opens it once the
         settings are loaded, so that their secrets are redacted; prompts sent before that
         are stored after what the file holds."""
-        earlier, self.entries = self.entries, []
+        earlier = [(text, self._folds.get(text)) for text in self.entries]
+        self.entries, self._folds = [], {}
         self.path = path
         if path.is_file():
             try:
@@ -67,28 +71,40 @@ class PromptHistory:
             clean = shared_redactor().text(raw)  # one pass over the file: JSON stays JSON
             lines = clean.splitlines()
             if clean is raw:  # as usual: only the newest lines are decoded
-                self.entries = _newest(lines, HISTORY_LIMIT)
+                loaded = _newest(lines, HISTORY_LIMIT)
             else:  # an older version stored secrets: rewrite without them
-                entries = [e for line in lines if (e := _decode(line))]
-                entries = [e for e in entries if e.replace(REDACTED, "").strip()]
-                _rewrite(path, entries)
-                self.entries = entries[-HISTORY_LIMIT:]
-        for text in earlier:
-            self.add(text)
+                decoded = [e for line in lines if (e := _decode(line))]
+                loaded = [e for e in decoded if e.sent.replace(REDACTED, "").strip()]
+                _rewrite(path, loaded)
+                loaded = loaded[-HISTORY_LIMIT:]
+            for line in loaded:
+                self._remember(line.sent, line.folded)
+        for text, folded in earlier:
+            self.add(text, folded)
 
-    def add(self, text: str) -> None:
+    def add(self, text: str, folded: FoldedPrompt | None = None) -> None:
+        """`text` as sent; `folded`: as typed, when it held folded pastes."""
         self._cursor = None
         if not text.strip() or (self.entries and self.entries[-1] == text):
             return
-        self.entries.append(text)
+        self._remember(text, folded)
         clean = _redacted(text)
         if self.path is None or clean is None:
             return
         try:
             with open_private(self.path) as fh:
-                fh.write(json.dumps(clean, ensure_ascii=False) + "\n")
+                fh.write(_HistoryLine(clean, _redacted_fold(folded)).encode() + "\n")
         except OSError:
             pass  # history is a convenience; never fail a prompt over it
+
+    def _remember(self, text: str, folded: FoldedPrompt | None) -> None:
+        self.entries.append(text)
+        if folded is not None:
+            self._folds[text] = folded
+
+    def folded(self, text: str) -> FoldedPrompt | None:
+        """How the entry `text` was typed, when it held folded pastes."""
+        return self._folds.get(text)
 
     def previous(self, current: str) -> str | None:
         if not self.entries:
@@ -120,6 +136,9 @@ class PromptInput(RestingCursorTextArea):
         Binding("ctrl+g", "edit_in_editor", "Editor", show=False),
         Binding("ctrl+d", "quit_or_delete", "Quit", show=False),
         Binding("ctrl+c", "interrupt_or_copy", "Cancel / exit", show=False),
+        # Ctrl+Z suspends co-tui (the app's binding); undo is readline's Ctrl+_ (Ctrl+/ in
+        # most terminals), redo stays TextArea's Ctrl+Y.
+        Binding("ctrl+underscore", "undo", "Undo", show=False),
     ]
 
     busy: reactive[bool] = reactive(False)  # a turn is running: shown, not blocking
@@ -148,6 +167,7 @@ class PromptInput(RestingCursorTextArea):
         )  # fmt: skip
         self.prompt_history = history
         self.pasted = PastedTexts()  # the large pastes folded into the text, by label
+        self.custom_commands: dict[str, CustomCommand] = {}  # Tab completes them too
 
     async def _on_key(self, event: events.Key) -> None:
         # Enter is handled here, in the widget's own queue, rather than by a priority
@@ -193,7 +213,7 @@ class PromptInput(RestingCursorTextArea):
         text = self.text
         if not text.strip():
             return
-        self.prompt_history.add(self.pasted.expand(text))
+        self._add_to_history(text)
         self.clear()
         self.post_message(self.Submitted(text))
 
@@ -319,7 +339,7 @@ class PromptInput(RestingCursorTextArea):
             return
         from co_tui.session import commands
 
-        matches = commands.completions(text)
+        matches = commands.completions(text, self.custom_commands)
         if not matches:
             return
         common = matches[0] if len(matches) == 1 else _common_prefix(matches)
@@ -334,7 +354,7 @@ class PromptInput(RestingCursorTextArea):
         if not select and self.cursor_location[0] == 0:
             recalled = self.prompt_history.previous(self.text)
             if recalled is not None:
-                self._set_text(recalled, at_end=False)
+                self.recall(recalled, at_end=False)
             return
         super().action_cursor_up(select)
 
@@ -343,9 +363,15 @@ class PromptInput(RestingCursorTextArea):
         if not select and self.cursor_location[0] == last_row:
             recalled = self.prompt_history.next()
             if recalled is not None:
-                self._set_text(recalled, at_end=True)
+                self.recall(recalled, at_end=True)
             return
         super().action_cursor_down(select)
+
+    def recall(self, entry: str, *, at_end: bool = True) -> None:
+        """A history entry (or the draft set aside for Up) into the prompt; one that held
+        large pastes comes back folded, its pastes under new labels."""
+        folded = self.prompt_history.folded(entry)
+        self._set_text(entry if folded is None else self.pasted.refold(folded), at_end)
 
     def _set_text(self, text: str, at_end: bool) -> None:
         self.text = text
@@ -369,23 +395,62 @@ class PromptInput(RestingCursorTextArea):
 
     def set_draft_aside(self) -> None:
         """Ctrl+C on a draft empties the prompt without losing it: Up brings it back."""
-        self.prompt_history.add(self.pasted.expand(self.text))
+        self._add_to_history(self.text)
         self.clear()
         self.post_message(self.DraftSetAside())
 
+    def _add_to_history(self, text: str) -> None:
+        self.prompt_history.add(self.pasted.expand(text), self.pasted.folded(text))
 
-def _decode(line: str) -> str | None:
+
+@dataclass(frozen=True)
+class _HistoryLine:
+    """One line of the history file: the prompt as sent, and as typed if it was folded."""
+
+    sent: str
+    folded: FoldedPrompt | None = None
+
+    def encode(self) -> str:
+        if self.folded is None:
+            return json.dumps(self.sent, ensure_ascii=False)
+        pastes = [{"label": p.label, "text": p.text} for p in self.folded.pastes]
+        return json.dumps({"folded": self.folded.text, "pastes": pastes}, ensure_ascii=False)
+
+
+def _decode(line: str) -> _HistoryLine | None:
     try:
         value = json.loads(line)
     except json.JSONDecodeError:
         return None
-    return value if isinstance(value, str) else None
+    if isinstance(value, str):
+        return _HistoryLine(value) if value else None
+    return _decode_folded(value)
 
 
-def _newest(lines: list[str], limit: int) -> list[str]:
+def _decode_folded(value: object) -> _HistoryLine | None:
+    """A folded prompt's object; None for anything else (a line is never trusted to fit)."""
+    if not isinstance(value, dict):
+        return None
+    text, pastes = value.get("folded"), value.get("pastes")
+    if not isinstance(text, str) or not isinstance(pastes, list):
+        return None
+    kept: list[Pasted] = []
+    for paste in pastes:
+        if not isinstance(paste, dict):
+            return None
+        label, body = paste.get("label"), paste.get("text")
+        if not isinstance(label, str) or not isinstance(body, str) or not LABEL.fullmatch(label):
+            return None
+        kept.append(Pasted(label, body))
+    folded = FoldedPrompt(text, tuple(kept))
+    sent = folded.expanded()
+    return _HistoryLine(sent, folded) if sent else None
+
+
+def _newest(lines: list[str], limit: int) -> list[_HistoryLine]:
     """The last `limit` entries the lines hold, oldest first (lines that are not one are
     skipped), decoding no more lines than that takes."""
-    newest: list[str] = []
+    newest: list[_HistoryLine] = []
     for line in reversed(lines):
         if len(newest) == limit:
             break
@@ -395,14 +460,23 @@ def _newest(lines: list[str], limit: int) -> list[str]:
     return newest
 
 
-def _rewrite(path: Path, entries: list[str]) -> None:
+def _rewrite(path: Path, entries: list[_HistoryLine]) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         with open_private(tmp, "w") as fh:
-            fh.writelines(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
+            fh.writelines(e.encode() + "\n" for e in entries)
         os.replace(tmp, path)
     except OSError:
         pass
+
+
+def _redacted_fold(folded: FoldedPrompt | None) -> FoldedPrompt | None:
+    """The folded form as the file may hold it: its text and each paste redacted."""
+    if folded is None:
+        return None
+    redact = shared_redactor().text
+    pastes = tuple(Pasted(p.label, redact(p.text)) for p in folded.pastes)
+    return FoldedPrompt(redact(folded.text), pastes)
 
 
 def _redacted(text: str) -> str | None:

@@ -441,3 +441,14 @@ async def test_after_300_turns_with_the_default_window_every_turn_can_be_resumed
     assert shown == [f"question {n}" for n in range(turns)]
     assert len([e for e in events if isinstance(e, ev.Compacted)]) == len(prompts) > 0
     await session.aclose()
+
+
+def test_compact_never_says_the_request_grew_when_the_meter_counted_too_little() -> None:
+    """A server that reported 15 tokens for a 3,000-token conversation: the meter's count
+    cannot show the saving, so the messages' own estimate is shown."""
+    from co_tui.context.compaction import Compaction
+    from co_tui.context.window import CompactResult
+
+    result = CompactResult(Compaction(upto=14, replacement=(), kind="compact"), 14, 3186, 25)
+    said = result.describe(context_before=15, context_after=25)
+    assert "about 3,186 → 25 tokens (3,161 saved)" in said

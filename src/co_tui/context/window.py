@@ -133,8 +133,10 @@ class CompactResult:
     def describe(self, context_before: int = 0, context_after: int = 0) -> str:
         """What /compact says. `context_before`/`context_after`: the next request's size as
         the context meter counts it (UsageTotals.context_tokens), before and after; 0 when
-        no response has reported one, and then the messages' own estimate is shown."""
-        if not context_before:
+        no response has reported one, and then the messages' own estimate is shown. So is
+        it when the meter's count is smaller than what the summary saves (a server that
+        reports too little usage): the two would say the request grew."""
+        if not context_before or context_after >= context_before:
             context_before, context_after = self.before_tokens, self.after_tokens
         if not self.recorded:
             return (

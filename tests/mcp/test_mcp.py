@@ -231,7 +231,9 @@ async def test_a_server_dying_mid_session_fails_its_calls_not_the_turn(
         assert isinstance(returns[call_id], dict), returns[call_id]
         assert returns[call_id]["error"] is True
         assert "The MCP server 'demo' failed" in returns[call_id]["display"]
-    assert [c["tool"] for c in calls(log)] == ["crash"]
+    # The two calls run concurrently: echo may reach the server before it dies (it then
+    # dies without answering echo, as the error above says).
+    assert "crash" in [c["tool"] for c in calls(log)]
 
 
 @pytest.mark.parametrize("fetch", ["allow", "ask", "deny"])

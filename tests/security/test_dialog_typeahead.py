@@ -9,9 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from co_tui.tui.screens import armed
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.tui.helpers import SIZE, approval_dialog, make_app, settle, shell_then_text, wait_until
+
+
+@pytest.fixture(autouse=True)
+def long_arming(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What keys do before the dialog arms is under test: on a loaded machine the harness
+    can pause longer than the 0.6 s delay between two keys, so the delay is made longer."""
+    monkeypatch.setattr(armed, "ARM_DELAY_S", 3.0)
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from rich.style import Style
 
 from co_tui.config.settings import Settings
 from co_tui.protocol.frontend import ApprovalDecision, ApprovalRecord, ApprovalRequest
+from co_tui.tui.screens import armed
 from co_tui.tui.screens.approval import ApprovalScreen
 from co_tui.tui.widgets.decision import approval_line
 from co_tui.tui.widgets.items import Note
@@ -246,8 +247,10 @@ async def test_a_sandbox_that_cannot_start_is_named(tmp_path: Path, monkeypatch:
 
 
 async def test_typing_on_while_the_dialog_opens_neither_approves_nor_loses_a_key(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A loaded machine can pause longer than the 0.6 s arming delay between two pilot keys.
+    monkeypatch.setattr(armed, "ARM_DELAY_S", 3.0)
     app = make_app(shell_then_text(["touch should-not-exist"], final="ok"), tmp_path)
     async with app.run_test(size=SMALL) as pilot:
         await submit(pilot, app, "make a file")

@@ -39,7 +39,6 @@ from co_tui.protocol.frontend import (
 )
 from co_tui.tui.render.visible_text import visible_text
 from co_tui.tui.screens.armed import (
-    ARM_DELAY_S,
     SCROLL_KEYS,
     UNARMED_HINT,
     ArmedModal,
@@ -75,7 +74,7 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
     editing_rule: reactive[bool] = reactive(False)
     telling: reactive[bool] = reactive(False)  # the "what to do instead" field is open
 
-    def __init__(self, request: ApprovalRequest, arm_delay: float = ARM_DELAY_S) -> None:
+    def __init__(self, request: ApprovalRequest, arm_delay: float | None = None) -> None:
         super().__init__(keys_id="approval-keys", arm_delay=arm_delay, classes="approval-screen")
         self.request = request
         self.args_view = ArgsView(request.tool_name, request.args, id="approval-args")

@@ -72,9 +72,9 @@ class ArmedModal(ModalScreen[ResultType]):
         text: str
         backspace: bool = False
 
-    def __init__(self, *, keys_id: str, arm_delay: float = ARM_DELAY_S, classes: str) -> None:
+    def __init__(self, *, keys_id: str, arm_delay: float | None = None, classes: str) -> None:
         super().__init__(classes=classes)
-        self.arm_delay = arm_delay
+        self.arm_delay = ARM_DELAY_S if arm_delay is None else arm_delay
         self._arm_timer: Timer | None = None
         self.keys = Static("", id=keys_id)  # filled by watch_armed
 

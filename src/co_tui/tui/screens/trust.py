@@ -26,7 +26,6 @@ from co_tui.config.trust.project_files import COMMANDS, INSTRUCTIONS, KNOWLEDGE,
 from co_tui.config.trust.widening import Widening
 from co_tui.tui.render.visible_text import hidden_escapes, visible_text
 from co_tui.tui.screens.armed import (
-    ARM_DELAY_S,
     UNARMED_HINT,
     ArmedModal,
     hidden_warning,
@@ -73,7 +72,7 @@ class TrustScreen(ArmedModal[bool]):
         Binding("escape", "dont_trust", "Don't trust", show=False),
     ]
 
-    def __init__(self, project: ProjectTrust, arm_delay: float = ARM_DELAY_S) -> None:
+    def __init__(self, project: ProjectTrust, arm_delay: float | None = None) -> None:
         super().__init__(keys_id="trust-keys", arm_delay=arm_delay, classes="trust-screen")
         self.project = project
 

@@ -8,7 +8,9 @@ The test runs in a worker, so the screen answers keys while a slow server is ask
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
@@ -94,7 +96,8 @@ class SetupScreen(ModalScreen[SetupDone | None]):
             yield Input(id="setup-model")
             yield Static(IDLE, id="setup-status")
             yield Static(
-                f"Saved in {user_credentials_path()}, readable by you only; never in the project.",
+                f"Saved in {_as_typed(user_credentials_path())}, readable by you only; "
+                "never in the project.",
                 id="setup-where",
                 markup=False,
             )
@@ -187,6 +190,17 @@ class SetupScreen(ModalScreen[SetupDone | None]):
     def action_cancel(self) -> None:
         self.workers.cancel_group(self, "setup-test")
         self.dismiss(None)
+
+
+def _as_typed(path: Path) -> str:
+    """The path as the user would type it: under $XDG_CONFIG_HOME or ~ when it is."""
+    for base, label in (
+        (os.environ.get("XDG_CONFIG_HOME"), "$XDG_CONFIG_HOME"),
+        (Path.home(), "~"),
+    ):
+        if base and path.is_relative_to(base):
+            return f"{label}/{path.relative_to(base)}"
+    return str(path)
 
 
 def _model_to_use(asked: str, served: list[str], provider: str, settings: Settings) -> str:

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
@@ -67,8 +67,9 @@ class SetupScreen(ModalScreen[SetupDone | None]):
         border: round $accent; background: $surface; padding: 0 1;
     }
     #setup-providers { height: auto; border: none; margin-bottom: 1; }
-    #setup-dialog Label { color: $text-muted; }
-    #setup-dialog Input { margin-bottom: 0; }
+    .setup-field { height: 1; margin-bottom: 1; }
+    .setup-field Label { width: 7; color: $text-muted; }
+    .setup-field Input { width: 1fr; }
     #setup-status { height: auto; margin-top: 1; color: $text-muted; }
     #setup-status.-failed { color: $error; }
     #setup-where { height: auto; color: $text-muted; }
@@ -88,12 +89,10 @@ class SetupScreen(ModalScreen[SetupDone | None]):
             yield OptionList(
                 *(Option(label, id=name) for name, label in PROVIDERS), id="setup-providers"
             )
-            yield Label("URL", id="setup-url-label")
-            yield Input(id="setup-url")
-            yield Label("Key", id="setup-key-label")
-            yield Input(password=True, id="setup-key")
-            yield Label("Model (empty: the first the server lists)", id="setup-model-label")
-            yield Input(id="setup-model")
+            for field, label in (("url", "URL"), ("key", "Key"), ("model", "Model")):
+                with Horizontal(id=f"setup-{field}-row", classes="setup-field"):
+                    yield Label(label)
+                    yield Input(id=f"setup-{field}", password=field == "key", compact=True)
             yield Static(IDLE, id="setup-status")
             yield Static(
                 f"Saved in {_as_typed(user_credentials_path())}, readable by you only; "
@@ -124,13 +123,13 @@ class SetupScreen(ModalScreen[SetupDone | None]):
     def _show_fields(self) -> None:
         shown = FIELDS[self.provider]
         for field in ("url", "key", "model"):
-            for widget in self.query(f"#setup-{field}, #setup-{field}-label"):
-                widget.display = field in shown
+            self.query_one(f"#setup-{field}-row").display = field in shown
         url = self.query_one("#setup-url", Input)
         url.placeholder = URL_PLACEHOLDERS.get(self.provider, "")
         if self.provider == "ollama":
             url.placeholder = self.settings.ollama_host
         self.query_one("#setup-key", Input).placeholder = KEY_PLACEHOLDERS.get(self.provider, "")
+        self.query_one("#setup-model", Input).placeholder = "empty: the first the server lists"
 
     def watch_testing(self) -> None:
         self._show_status()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App, ComposeResult
 
 from co_tui.config.paths import user_data_dir
 from co_tui.store.session_store import SessionStore
@@ -14,7 +15,7 @@ from co_tui.tui.launch import resume_hint
 from co_tui.tui.screens.confirm import ConfirmScreen
 from co_tui.tui.screens.sessions import SessionsScreen
 from co_tui.tui.widgets.prompt import PromptInput
-from co_tui.tui.widgets.welcome import MARKER_NAME
+from co_tui.tui.widgets.welcome import MARKER_NAME, Welcome
 from tests.helpers import run_python
 from tests.tui.helpers import SIZE, make_app, rendered, settle, text_stream, wait_until
 
@@ -66,8 +67,8 @@ async def test_first_launch_welcomes_then_later_launches_show_one_line(tmp_path:
         await wait_until(pilot, lambda: "fn" in rendered(welcome), "the model in the welcome")
         shown = rendered(welcome)
         assert "Welcome to co-tui" in shown and "Try one:" in shown
-        assert "co-tui status" in shown and "GEMINI_API_KEY" in shown
-        assert "$XDG_CONFIG_HOME/co-tui/settings.json" in shown
+        assert "/setup adds Gemini, an OpenAI-compatible server or Ollama" in shown
+        assert "GEMINI_API_KEY" not in shown  # no environment variables to learn
         assert app.chat.transcript.items == []  # the welcome is no transcript item
         await submit(pilot, app, "hello")
         await settle(pilot, app)
@@ -81,6 +82,27 @@ async def test_first_launch_welcomes_then_later_launches_show_one_line(tmp_path:
         line = rendered(later.chat.welcome).strip()
         assert "\n" not in line and "Welcome" not in line
         assert line.startswith("co-tui · fn · sandbox:") and line.endswith("/help for commands")
+
+
+async def test_with_only_the_embedded_model_the_welcome_offers_setup() -> None:
+    """No provider set up: the embedded model answers, and /setup is how to add another."""
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            welcome = Welcome(first=True)
+            welcome.local_model = True
+            welcome.model = "local:SmolLM2-360M-Instruct"
+            yield welcome
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        welcome = app.query_one(Welcome)
+        shown = " ".join(rendered(welcome).replace("│", " ").split())
+        assert "The embedded local model answers, offline." in shown
+        assert "/setup to use Gemini, an OpenAI-compatible server or Ollama." in shown
+        assert "GEMINI_API_KEY" not in shown and "Another model?" not in shown
+        assert welcome.outer_size.height <= 24 - 8  # room left for the prompt and status
 
 
 async def test_after_exit_a_session_with_turns_names_how_to_come_back(tmp_path: Path) -> None:

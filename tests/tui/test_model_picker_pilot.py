@@ -76,13 +76,13 @@ async def test_typing_filters_and_enter_switches_the_session(
     app = picker_app(tmp_path, openai_server.url)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_picker(pilot, app)
-        assert options(screen) == ["openai:fake", "openai:other-9b"]
+        assert options(screen) == ["openai:fake", "openai:other-9b", "add-provider"]
         shown = failures(screen)
         assert "ollama: cannot list the models at http://127.0.0.1:9/api/tags" in shown
         assert f"local: the local model file {NO_MODEL_FILE} does not exist" in shown
         await pilot.press(*"other")
         await pilot.pause()
-        assert options(screen) == ["openai:other-9b"]
+        assert options(screen) == ["openai:other-9b", "add-provider"]
         await pilot.press("enter")
         await wait_until(
             pilot,

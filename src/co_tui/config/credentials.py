@@ -12,6 +12,7 @@ from typing import Any
 
 from co_tui.config.paths import user_credentials_path
 from co_tui.config.settings import (
+    Settings,
     SettingsError,
     SettingsFileSource,
     SettingsLayer,
@@ -40,11 +41,11 @@ def credential_values(provider: str, key: str, url: str, model: str) -> dict[str
     if url and not url_field:
         raise SettingsError(f"{provider} takes no URL")
     if key_field == "gemini_api_key" and not key:
-        raise SettingsError("gemini needs a key (give it on standard input)")
+        raise SettingsError("gemini needs a key")
     if url:
         _check_url(url)
     if provider == "openai" and not (key or url):
-        raise SettingsError("openai needs a URL (--url) or a key (on standard input), or both")
+        raise SettingsError("openai needs a URL or a key, or both")
     for field, value in ((key_field, key), (url_field, url), (model_field, model)):
         if field and value:
             values[field] = value
@@ -57,7 +58,9 @@ def _check_url(url: str) -> None:
     parts = urlsplit(url)
     printable = url.isprintable() and " " not in url
     if parts.scheme not in ("http", "https") or not parts.hostname or not printable:
-        raise SettingsError(f"--url {url!r} is not an http(s) URL such as http://127.0.0.1:8080/v1")
+        raise SettingsError(
+            f"the URL {url!r} is not an http(s) URL such as http://127.0.0.1:8080/v1"
+        )
 
 
 def save_credentials(values: dict[str, str], path: Path | None = None) -> Path:
@@ -86,3 +89,17 @@ def save_credentials(values: dict[str, str], path: Path | None = None) -> Path:
             temporary.unlink()
         raise
     return path
+
+
+def with_credentials(settings: Settings, values: dict[str, str]) -> Settings:
+    """`settings` with `values` applied, each validated as the settings file would be.
+    Raises SettingsError naming the value that is wrong."""
+    from pydantic import ValidationError
+
+    updated = settings.model_copy()
+    for field, value in values.items():
+        try:
+            setattr(updated, field, value)  # validate_assignment: a str becomes a SecretStr
+        except ValidationError as exc:
+            raise SettingsError(f"{field}: {exc.errors()[0]['msg']}") from None
+    return updated

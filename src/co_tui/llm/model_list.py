@@ -54,8 +54,18 @@ async def _get_json(url: str, headers: dict[str, str]) -> object:
             response.raise_for_status()
             return response.json()
     except httpx.HTTPStatusError as exc:
+        status = exc.response.status_code
+        refused = status in (401, 403)
+        why = "the server refused the key" if refused else "the models cannot be listed"
+        raise ModelListUnavailable(f"{url} answered {status}: {why}") from None
+    except httpx.ConnectError:
+        host = httpx.URL(url).netloc.decode()
         raise ModelListUnavailable(
-            f"{url} answered {exc.response.status_code}: the models cannot be listed"
+            f"cannot list the models at {url}: could not connect to {host}"
+        ) from None
+    except httpx.TimeoutException:
+        raise ModelListUnavailable(
+            f"cannot list the models at {url}: no answer within {TIMEOUT_S:g} s"
         ) from None
     except (httpx.HTTPError, ValueError) as exc:
         raise ModelListUnavailable(f"cannot list the models at {url}: {exc}") from None

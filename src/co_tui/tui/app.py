@@ -502,6 +502,9 @@ class CoApp(App[None]):
     def refresh_status(self) -> None:
         chat = self.chat
         chat.model = self.model_label()
+        bundle = self._session.bundle if self._session is not None else None
+        resolved = bundle.resolved if bundle is not None else None
+        chat.welcome.local_model = resolved is not None and resolved.provider == "local"
         if self._session is None:  # the first frame: the settings load right after it
             chat.sandbox = chat.isolation = "…"
             return
@@ -708,6 +711,9 @@ class CoApp(App[None]):
             if name == "/model" and session.deps is not None:
                 await self._model_without_agent(arg.strip())
                 return
+            if name == "/setup" and session.deps is not None:
+                self.open_setup()
+                return
             self._notice(f"not available: {self.load_error}", "error")
             return
         assert session.deps is not None and session.bundle is not None
@@ -727,6 +733,7 @@ class CoApp(App[None]):
             find_in_transcript=self.chat.open_find,
             resume_session=self.open_session,
             choose_model=self.open_model_picker,
+            set_up_provider=self.open_setup,
             exit_app=self.exit,
             export_session=self._export,
             trust_project=self._trust_project,
@@ -843,15 +850,30 @@ class CoApp(App[None]):
             self.refresh_status()
 
     def open_model_picker(self) -> None:
-        from co_tui.tui.screens.model_picker import ModelPickerScreen
+        from co_tui.tui.screens.model_picker import ADD_PROVIDER, ModelPickerScreen
 
         def chosen(choice: str | None) -> None:
-            if choice:
+            if choice == ADD_PROVIDER:
+                self.open_setup()
+            elif choice:
                 self.run_command(f"/model {choice}")
 
         resolved = self.session.bundle.resolved if self.session.bundle else None
         current = f"{resolved.provider}:{resolved.model_name}" if resolved else ""
         self.push_screen(ModelPickerScreen(self.session.settings, current), chosen)
+
+    def open_setup(self) -> None:
+        """/setup: a provider set up and tested in a dialog; the session switches to it."""
+        from co_tui.tui.screens.setup import SetupDone, SetupScreen
+
+        def done(result: SetupDone | None) -> None:
+            if result is None:
+                return
+            self.session.settings = result.settings  # the saved credentials, for /model
+            self._notice(f"Saved. Switching to {result.choice}.")
+            self.run_command(f"/model {result.choice}")
+
+        self.push_screen(SetupScreen(self.session.settings), done)
 
     # -- stored sessions: /resume and the sessions screen --
     def open_session(self, session_id: str) -> None:

@@ -360,6 +360,13 @@ async def _exit(ctx: CommandContext, arg: str) -> None:
     ctx.exit_app()
 
 
+async def _setup(ctx: CommandContext, arg: str) -> None:
+    if ctx.set_up_provider is None:
+        ctx.show("Set up a provider with `co-tui init PROVIDER` in a shell.")
+        return
+    ctx.set_up_provider()
+
+
 async def _export(ctx: CommandContext, arg: str) -> None:
     from co_tui.session.export import ExportError
 
@@ -389,6 +396,7 @@ BUILTIN_COMMANDS: dict[str, SlashCommand] = {
     "model": SlashCommand(
         "model", "choose a model of any provider, or switch to one", _model, "/model [name]"
     ),
+    "setup": SlashCommand("setup", "add Gemini, an OpenAI-compatible server or Ollama", _setup),
     "copy": SlashCommand(
         "copy", "copy the last answer, or its n-th code block", _copy, "/copy [n]"
     ),

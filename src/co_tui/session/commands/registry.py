@@ -86,6 +86,8 @@ class CommandContext:
     find_in_transcript: Callable[[str], None] = _no_find
     # The front's model picker (/model without a name); None: /model lists the models.
     choose_model: Callable[[], None] | None = None
+    # The front's provider setup dialog (/setup); None: /setup says to run `co-tui init`.
+    set_up_provider: Callable[[], None] | None = None
     # Leave the app (/exit, /quit).
     exit_app: Callable[[], None] = _no_exit
     # Write the session as Markdown to a file ('' for the default name) (/export).

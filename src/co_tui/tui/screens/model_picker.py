@@ -21,6 +21,13 @@ from co_tui.llm.model_list import ProviderModels, catalogue
 from co_tui.safety.visible import visible
 from co_tui.tui.widgets.keys_footer import KeysFooter
 
+# The entry after the models that opens /setup; its id holds no ":", unlike a model's.
+ADD_PROVIDER = "add-provider"
+
+
+def _add_provider_option() -> Option:
+    return Option(Text("add a provider…", style="italic"), id=ADD_PROVIDER)
+
 
 def _matches(query: str, provider: str, name: str) -> bool:
     return all(word in f"{provider} {name}".lower() for word in query.lower().split())
@@ -57,7 +64,7 @@ class ModelPickerScreen(ModalScreen[str | None]):
         with Vertical(id="model-dialog") as dialog:
             dialog.border_title = "Switch model"
             yield Input(placeholder="type to filter…", id="model-filter")
-            yield OptionList(id="model-options")
+            yield OptionList(_add_provider_option(), id="model-options")
             yield Static("Asking the providers for their models…", id="model-status")
             yield Static("", id="model-failures")
         yield KeysFooter()
@@ -97,9 +104,12 @@ class ModelPickerScreen(ModalScreen[str | None]):
                     prompt.append("  in use", style="bold green")
                 options.add_option(Option(prompt, id=key))
                 shown += 1
+        options.add_option(_add_provider_option())
         if shown:
             in_use = options.get_option_index(self.current) if self._has(self.current) else 0
             options.highlighted = in_use
+        else:
+            options.highlighted = 0
         status = self.query_one("#model-status", Static)
         total = sum(len(group.names) for group in self.listed)
         if not total:

@@ -9,7 +9,6 @@ command or restored session arrives.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from rich.console import Group, RenderableType
@@ -17,7 +16,6 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from co_tui.config.paths import user_settings_path
 from co_tui.safety.private_files import open_private
 
 MARKER_NAME = "welcomed"
@@ -51,17 +49,6 @@ def remember_launch(data_dir: Path) -> None:
         pass
 
 
-def _short(path: Path) -> str:
-    """The path as the user would type it: under $XDG_CONFIG_HOME or ~ when it is."""
-    for base, label in (
-        (os.environ.get("XDG_CONFIG_HOME"), "$XDG_CONFIG_HOME"),
-        (Path.home(), "~"),
-    ):
-        if base and path.is_relative_to(base):
-            return f"{label}/{path.relative_to(base)}"
-    return str(path)
-
-
 class Welcome(Widget):
     """What co-tui is running with and how to begin; one line after the first launch."""
 
@@ -80,6 +67,7 @@ class Welcome(Widget):
 
     model = reactive("?", layout=True)
     sandbox = reactive("?", layout=True)
+    local_model = reactive(False, layout=True)  # no provider set up: the embedded model answers
 
     def __init__(self, *, first: bool, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -109,13 +97,18 @@ class Welcome(Widget):
             keys.append(" · " if i else " ", style="not bold")
             keys.append(key, style="bold")
             keys.append(f" {what}", style="not bold")
-        provider = Text.assemble(
-            ("Another model? ", "bold"),
-            "set GEMINI_API_KEY, or LLM_PROVIDER=ollama (OLLAMA_MODEL) or openai "
-            "(OPENAI_BASE_URL, OPENAI_API_KEY), in the environment or in ",
-            (_short(user_settings_path()), "bold"),
-            ". ",
-            ("co-tui status", "bold"),
-            " shows what is in use and why.",
-        )
+        if self.local_model:
+            provider = Text.assemble(
+                "The embedded local model answers, offline. ",
+                ("/setup", "bold"),
+                " to use Gemini, an OpenAI-compatible server or Ollama.",
+            )
+        else:
+            provider = Text.assemble(
+                ("Another model? ", "bold"),
+                ("/setup", "bold"),
+                " adds Gemini, an OpenAI-compatible server or Ollama; ",
+                ("/model", "bold"),
+                " switches.",
+            )
         return Group(title, status, examples, keys, provider)

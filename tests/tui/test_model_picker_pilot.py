@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.widgets import OptionList, Static
 
 from co_tui.agent.build import build_agent
@@ -171,3 +172,21 @@ def test_the_picker_at_80x24(
         await open_picker(pilot, app)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.usefixtures("allow_model_requests")
+async def test_a_filter_typed_and_enter_in_one_burst_chooses_from_the_filtered_list(
+    tmp_path: Path, openai_server: FakeOpenAIServer
+) -> None:
+    """As a fast typist or a paste sends it: Enter right behind the filter's last key (it
+    switched to the first model of the unfiltered list; found while trying /setup in tmux)."""
+    app = picker_app(tmp_path, openai_server.url)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await open_picker(pilot, app)
+        for key in [*"other", "enter"]:  # posted at once: no pause for the app between
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await wait_until(
+            pilot,
+            lambda: app.session.model_label() == "openai:other-9b",
+            "the switch to openai:other-9b",
+        )

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.widgets import Input, OptionList, Static
 
 from co_tui.config.paths import user_credentials_path
@@ -231,3 +232,18 @@ def test_the_setup_dialog_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.usefixtures("allow_model_requests")
+async def test_a_url_typed_and_enter_in_one_burst_is_what_is_tested(tmp_path: Path) -> None:
+    """As a paste or a fast typist sends it: Enter right behind the URL's last character
+    (it tested an empty field while Enter was a priority binding; found in tmux)."""
+    app = make_app(text_stream("unused"), tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_setup(pilot, app)
+        await pilot.press("down", "tab")
+        for key in [*CLOSED_PORT, "enter"]:  # posted at once: no pause for the app between
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await wait_until(pilot, lambda: "Not saved" in status(screen), "the failure")
+        assert "could not connect to 127.0.0.1:9" in status(screen)
+    assert not user_credentials_path().exists()

@@ -36,7 +36,10 @@ def _matches(query: str, provider: str, name: str) -> bool:
 class ModelPickerScreen(ModalScreen[str | None]):
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("escape", "cancel", "Cancel"),
-        Binding("enter", "choose", "Switch", priority=True),
+        # Enter is the filter's Submitted (below), not a priority binding: that ran before
+        # the filter had taken the keys typed just before it, and chose from the unfiltered
+        # list. Here for the key bar; the filter's own Enter comes first.
+        Binding("enter", "choose", "Switch"),
         Binding("down", "move(1)", "Next", show=False, priority=True),
         Binding("up", "move(-1)", "Previous", show=False, priority=True),
     ]
@@ -136,6 +139,7 @@ class ModelPickerScreen(ModalScreen[str | None]):
         else:
             options.action_cursor_up()
 
+    @on(Input.Submitted, "#model-filter")
     def action_choose(self) -> None:
         options = self.query_one("#model-options", OptionList)
         if options.highlighted is None or not options.option_count:

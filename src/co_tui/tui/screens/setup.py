@@ -58,7 +58,10 @@ class SetupDone:
 class SetupScreen(ModalScreen[SetupDone | None]):
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("escape", "cancel", "Cancel"),
-        Binding("enter", "test_and_save", "Test and save", priority=True),
+        # Enter is a field's Submitted or the list's OptionSelected (below), not a priority
+        # binding: that ran before the field had taken the keys typed just before it (a
+        # pasted URL and Enter tested an empty field). Here for the key bar.
+        Binding("enter", "test_and_save", "Test and save"),
     ]
     DEFAULT_CSS = """
     SetupScreen { align: center middle; background: $background 60%; }
@@ -112,8 +115,9 @@ class SetupScreen(ModalScreen[SetupDone | None]):
         self.provider = event.option.id or "gemini"
 
     @on(OptionList.OptionSelected, "#setup-providers")
-    def _clicked(self, event: OptionList.OptionSelected) -> None:
+    def _selected(self, event: OptionList.OptionSelected) -> None:
         self.provider = event.option.id or "gemini"
+        self.action_test_and_save()
 
     def watch_provider(self) -> None:
         self.failure = ""
@@ -154,6 +158,7 @@ class SetupScreen(ModalScreen[SetupDone | None]):
             return ""
         return self.query_one(f"#setup-{name}", Input).value.strip()
 
+    @on(Input.Submitted)
     def action_test_and_save(self) -> None:
         if self.testing:
             return

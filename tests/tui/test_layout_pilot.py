@@ -1,4 +1,5 @@
-"""The layout follows the terminal's width (the sidebar folds away below 100 columns), the
+"""The layout follows the terminal's width (the sidebar folds away below 126 columns, and the
+transcript never narrows as the terminal widens), the
 status bar keeps what needs the user's attention whatever the width, and the token counts,
 context meter and cost say what this turn and this session used."""
 
@@ -33,7 +34,7 @@ from tests.tui.helpers import (
 )
 
 NARROW = (80, 24)
-WIDE = (120, 30)
+WIDE = (140, 30)
 
 
 async def submit(pilot: Any, app: CoApp, text: str) -> None:
@@ -113,6 +114,34 @@ async def test_narrow_terminal_folds_the_sidebar_and_ctrl_b_draws_it_over_the_tr
         await pilot.press("ctrl+b")
         await pilot.pause()
         assert not chat.sidebar.display
+
+
+async def test_the_transcript_never_narrows_as_the_terminal_widens(tmp_path: Path) -> None:
+    app = make_app(text_stream("hi"), tmp_path)
+    async with app.run_test(size=NARROW) as pilot:
+        await app.wait_ready()
+        chat = app.chat
+        widths: dict[int, int] = {}
+        for width in range(80, 201):
+            await pilot.resize_terminal(width, 30)
+            await pilot.pause()
+            widths[width] = chat.transcript.scrollable_content_region.width
+            assert (
+                chat.transcript.region.right + chat.sidebar.display * chat.sidebar.region.width
+                <= width
+            )
+        assert all(widths[w] <= widths[w + 1] for w in range(80, 200)), widths
+        assert chat.sidebar.display and chat.sidebar.region.width == 38  # at 200 columns
+        assert widths[200] == 200 - 38 - 3  # the rest is the transcript's (padding, scrollbar)
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert not chat.sidebar.display
+        assert chat.transcript.scrollable_content_region.width == 200 - 3
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert (
+            chat.sidebar.display and chat.transcript.scrollable_content_region.width == widths[200]
+        )
 
 
 async def test_the_sidebar_comes_back_when_the_terminal_is_wide_again(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from tests.tui.helpers import (
 )
 
 SIZE = (110, 34)
+WITH_SIDEBAR = (140, 34)  # the sidebar shows beside the transcript from 126 columns
 
 
 def call(sid: str, cid: str, name: str, args: dict[str, Any], key_arg: str) -> ev.ToolCall:
@@ -127,7 +128,7 @@ def test_sidebar_thinking_and_tools(snap_compare: Any, tmp_path: Path) -> None:
         fe.emit(usage)
         await pilot.pause(0.2)
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=WITH_SIDEBAR, run_before=run_before)
 
 
 def test_help(snap_compare: Any, tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """Snapshots of the transcript: a prompt shown as typed, a folded paste, an answer's Markdown
-on a wide terminal, and /find. Update with `pytest tests/tui/test_snapshots_transcript.py
---snapshot-update` and look at every SVG in snapshots/test_snapshots_transcript/."""
+on a wide terminal, code blocks labelled with their /copy numbers, and /find. Update with
+`pytest tests/tui/test_snapshots_transcript.py --snapshot-update` and look at every SVG in
+snapshots/test_snapshots_transcript/."""
 
 from __future__ import annotations
 
@@ -15,6 +16,13 @@ from tests.tui.test_transcript_pilot import CODE_PROMPT, MARKDOWN_ANSWER, long_c
 
 SIZE = (110, 34)
 WIDE = (200, 60)
+SMALL = (80, 24)
+THREE_BLOCKS = (
+    "Install it, set it up, then check:\n\n"
+    "```bash\npip install co-tui\n```\n\n"
+    "```python\nfrom co_tui import app\n```\n\n"
+    "```\nco-tui --version\n```\n"
+)
 
 
 def test_a_code_prompt_as_typed(snap_compare: Any, tmp_path: Path) -> None:
@@ -48,6 +56,15 @@ def test_an_answer_on_a_wide_terminal(snap_compare: Any, tmp_path: Path) -> None
         await submit_for_snapshot(pilot, "markdown please")
 
     assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
+
+
+def test_code_blocks_show_their_copy_numbers(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(text_stream(THREE_BLOCKS), tmp_path)
+
+    async def run_before(pilot: Any) -> None:
+        await submit_for_snapshot(pilot, "three blocks")
+
+    assert snap_compare(app, terminal_size=SMALL, run_before=run_before)
 
 
 def test_find_shows_a_match(snap_compare: Any, tmp_path: Path) -> None:

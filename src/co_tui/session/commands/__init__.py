@@ -3,6 +3,8 @@
 - registry.py: what a command is, what its handler gets (`CommandContext`), the commands by
   name, and finding one as the user types;
 - builtins.py: the built-in commands, in one explicit dict the registry takes in;
+- code_blocks.py: which code blocks of an answer `/copy n` counts (the transcript numbers
+  them from there too);
 - custom.py: the user's and a trusted project's Markdown commands (a prompt each);
 - dispatch.py: running one, in its own span.
 

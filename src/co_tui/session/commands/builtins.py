@@ -253,25 +253,6 @@ async def _switch(ctx: CommandContext, new_settings: Settings, name: str) -> Non
     ctx.show(f"Model switched to `{new_label}`.")
 
 
-def code_blocks(markdown: str) -> list[str]:
-    """The fenced code blocks of a Markdown text, without their fences."""
-    blocks: list[str] = []
-    current: list[str] | None = None
-    fence = ""
-    for line in markdown.splitlines():
-        stripped = line.strip()
-        if current is None and stripped.startswith(("```", "~~~")):
-            fence, current = stripped[:3], []
-        elif current is not None and stripped.startswith(fence) and not stripped.strip(fence[0]):
-            blocks.append("\n".join(current))
-            current = None
-        elif current is not None:
-            current.append(line)
-    if current:
-        blocks.append("\n".join(current))
-    return blocks
-
-
 async def _copy(ctx: CommandContext, arg: str) -> None:
     which = arg.strip()
     if which and not which.isdigit():
@@ -283,6 +264,8 @@ async def _copy(ctx: CommandContext, arg: str) -> None:
         ctx.copy_to_clipboard(ctx.last_answer)
         ctx.show("Copied the last answer.")
         return
+    from co_tui.session.commands.code_blocks import code_blocks
+
     blocks = code_blocks(ctx.last_answer)
     n = int(which)
     if not blocks:

@@ -9,6 +9,9 @@ When no line has to wrap (the usual case), the same cells are put together here 
 the lexer's tokens. Anything else (a line wider than the block, a theme without a background)
 is left to Rich. tests/tui/test_code_block.py checks that both draw the same cells, so a Rich
 that draws code differently fails there.
+
+A block can carry a label (its number, as `/copy n` counts it, and its language), drawn dim
+at the right end of its top padding line, where no code is.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 from rich.cells import cell_len
-from rich.console import RenderResult
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.control import strip_control_codes
 from rich.segment import Segment
 from rich.style import Style
@@ -27,6 +30,8 @@ from rich.syntax import Syntax, SyntaxTheme
 
 TAB_SIZE = 4  # Syntax's default
 PADDING = 1  # cells of background around the code, on every side
+LABEL_STYLE = Style(dim=True)
+LANGUAGE_CHARACTERS = 16  # a longer language name (the fence's info word) is cut
 
 
 @lru_cache(maxsize=64)
@@ -45,13 +50,62 @@ def theme_for(name: str) -> SyntaxTheme:
     return Syntax.get_theme(name)
 
 
-def code_block(code: str, language: str, theme_name: str, width: int) -> RenderResult:
-    """`code` highlighted as `language`, `width` cells wide, as the transcript shows it."""
+def code_block(
+    code: str, language: str, theme_name: str, width: int, label: str = ""
+) -> RenderResult:
+    """`code` highlighted as `language`, `width` cells wide, as the transcript shows it;
+    `label` at the right of its top padding line (left out when it does not fit)."""
     lexer, theme = lexer_for(language), theme_for(theme_name)
     segments = _unwrapped(code, lexer, theme, width)
     if segments is None:
-        return [Syntax(code, lexer, theme=theme, word_wrap=True, padding=PADDING)]
+        syntax = Syntax(code, lexer, theme=theme, word_wrap=True, padding=PADDING)
+        return [_Labelled(syntax, label)] if label else [syntax]
+    if label and segments:
+        segments[: len(_top_line(segments))] = _with_label(_top_line(segments), label)
     return segments
+
+
+def _top_line(segments: list[Segment]) -> list[Segment]:
+    """The segments of the first line, up to its line break."""
+    for index, segment in enumerate(segments):
+        if segment.text == "\n":
+            return segments[:index]
+    return segments
+
+
+def _with_label(line: list[Segment], label: str) -> list[Segment]:
+    """A padding line (background only) with `label` at its right end, in its background.
+    The line as it was when the label does not fit (nor a line with more than padding)."""
+    text = "".join(segment.text for segment in line)
+    width, label_width = cell_len(text), cell_len(label)
+    if text.strip() or label_width > width - PADDING:
+        return line
+    background = line[-1].style if line else None
+    return [
+        Segment(" " * (width - label_width), background),
+        Segment(label, (background or Style()) + LABEL_STYLE),
+    ]
+
+
+class _Labelled:
+    """Rich's Syntax, with a label on its top padding line."""
+
+    def __init__(self, syntax: Syntax, label: str) -> None:
+        self.syntax = syntax
+        self.label = label
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.syntax, options, pad=False)
+        new_line = Segment.line()
+        for index, line in enumerate(lines):
+            yield from _with_label(line, self.label) if index == 0 else line
+            yield new_line
+
+
+def block_label(number: int, language: str) -> str:
+    """' 2 python ': what a code block's label says (no language for plain text)."""
+    shown = language[:LANGUAGE_CHARACTERS] if language != "text" else ""
+    return f" {number} {shown} " if shown else f" {number} "
 
 
 def _unwrapped(code: str, lexer: Lexer, theme: SyntaxTheme, width: int) -> list[Segment] | None:

@@ -5,8 +5,9 @@ Rich's Markdown, adjusted for a chat: headings on the left, block quotes dim wit
 after its text when they differ (a terminal may not make links clickable), an image's
 address always shown after its `🌆 alt` (it can carry data away, and no image is shown),
 and table cells that wrap instead of being cut. Code blocks look as Rich draws them, at a
-quarter of the cost (tui/render/code_block.py), and the Markdown parser is made once, not once per
-document (a quarter of rendering a streamed answer).
+quarter of the cost (tui/render/code_block.py), each fenced one labelled with its number as
+`/copy n` counts it (session/commands/code_blocks.py), and the Markdown parser is made once,
+not once per document (a quarter of rendering a streamed answer).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from rich.table import Table
 from rich.text import Text
 
 from co_tui.safety.visible import visible
-from co_tui.tui.render.code_block import code_block
+from co_tui.session.commands.code_blocks import is_numbered
+from co_tui.tui.render.code_block import block_label, code_block
 
 QUOTE_BAR = "▎ "
 
@@ -44,9 +46,19 @@ class _LeftHeading(Heading):
 
 
 class _CodeBlock(CodeBlock):
+    number: int | None = None  # as `/copy n` counts it; None: an indented block, not counted
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> CodeBlock:
+        block = cls((token.info or "").partition(" ")[0] or "text", markdown.code_theme)
+        if isinstance(markdown, TranscriptMarkdown):
+            block.number = markdown.code_block_number(token)
+        return block
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = str(self.text).rstrip()
-        yield from code_block(code, self.lexer_name, self.theme, options.max_width)
+        label = block_label(self.number, self.lexer_name) if self.number is not None else ""
+        yield from code_block(code, self.lexer_name, self.theme, options.max_width, label)
 
 
 class _Quote(BlockQuote):
@@ -168,7 +180,9 @@ class TranscriptMarkdown(Markdown):
         "image": _Image,
     }
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, first_code_block: int = 1) -> None:
+        """`first_code_block`: the number of this text's first code block (a streamed
+        answer is rendered in pieces; each goes on from the blocks before it)."""
         # What Rich's Markdown.__init__ sets, with the parser made once (tests/tui/test_markdown
         # fails when Rich's sets something else). Model output can carry escape sequences
         # (from a web page, a file): shown, not run.
@@ -180,6 +194,16 @@ class TranscriptMarkdown(Markdown):
         self.hyperlinks = True
         self.inline_code_lexer = None
         _show_link_addresses(self.parsed)
+        numbered = [token for token in self.parsed if is_numbered(token)]
+        self._code_numbers = {id(token): first_code_block + n for n, token in enumerate(numbered)}
+
+    @property
+    def code_block_count(self) -> int:
+        """How many of `/copy n`'s code blocks this text holds."""
+        return len(self._code_numbers)
+
+    def code_block_number(self, token: Token) -> int | None:
+        return self._code_numbers.get(id(token))
 
     @property
     def opens_with_a_blank_line(self) -> bool:

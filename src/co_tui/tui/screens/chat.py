@@ -80,11 +80,25 @@ if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui
     from co_tui.tui.screens.armed import ArmedModal
 
 EXIT_WINDOW_S = 2.0
-SIDEBAR_MIN_WIDTH = 100  # below this many columns the sidebar folds away (Ctrl+B shows it)
+# The transcript never narrows as the terminal widens: it stops growing at TRANSCRIPT_CAP
+# columns until the sidebar fits beside it (styles/chat.tcss holds the same numbers).
+TRANSCRIPT_CAP = 100
+SIDEBAR_NARROWEST = 26
+SIDEBAR_WIDEST = 38
+SIDEBAR_MIN_WIDTH = TRANSCRIPT_CAP + SIDEBAR_NARROWEST  # below it the sidebar folds away
 EXIT_WORDS = {"exit", "quit"}
 PLACEHOLDER = "Ask anything · /help for commands · !cmd runs a shell command"
 BUSY_PLACEHOLDER = "working… Enter queues a message · Esc or Ctrl+C cancels the turn"
 DRAFT_SAVE_S = 0.5  # at most this much typing is lost to a crash
+
+
+def sidebar_width(terminal_width: int) -> int:
+    """The sidebar's columns beside the transcript on a terminal this wide: what the
+    transcript leaves above TRANSCRIPT_CAP, up to SIDEBAR_WIDEST (on a narrow terminal, where
+    it is drawn over the transcript, SIDEBAR_WIDEST)."""
+    if terminal_width < SIDEBAR_MIN_WIDTH:
+        return SIDEBAR_WIDEST
+    return min(SIDEBAR_WIDEST, terminal_width - TRANSCRIPT_CAP)
 
 
 def provider_name(model_label: str) -> str:
@@ -189,6 +203,7 @@ class ChatScreen(Screen[None]):
         # every widget (10-40 ms, as the first keys are typed).
         wide = self.app.size.width >= SIDEBAR_MIN_WIDTH
         self.update_classes({"-wide": wide, "-narrow": not wide}, update=False)
+        self.sidebar.styles.width = sidebar_width(self.app.size.width)
         yield self.welcome.data_bind(ChatScreen.model, ChatScreen.sandbox)
         with Horizontal(id="main"):
             yield self.new_output
@@ -540,6 +555,7 @@ class ChatScreen(Screen[None]):
     def on_resize(self, event: Resize) -> None:
         if event.size.width >= SIDEBAR_MIN_WIDTH:  # the overlay was a look while narrow
             self.sidebar_overlay = False
+        self.sidebar.styles.width = sidebar_width(event.size.width)
 
     def action_transcript_page(self, direction: int) -> None:
         self.transcript.page(direction)

@@ -4,7 +4,8 @@ Streaming cost stays flat: finished blocks are rendered once into lines (it is a
 RenderedLines) and only the unfinished tail is rendered again, as its last lines. Deltas are
 buffered and applied at most every FLUSH_INTERVAL (longer when rendering is slow, see
 `streaming.flush_interval`) by one pump task per message; what they finish is committed in
-pieces of about COMMIT_CHARS, the event loop served between them.
+pieces of about COMMIT_CHARS, the event loop served between them. Each piece numbers its
+code blocks on from the pieces before it, so a label never changes once shown.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 import contextlib
 import time
 from functools import partial
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -21,6 +23,9 @@ from textual.widget import AwaitMount, Widget
 from co_tui.tui.render.streaming import COMMIT_CHARS, flush_interval, split_blocks, split_finished
 from co_tui.tui.widgets.items import Note, TranscriptItem, WidgetFactory, markdown, markdown_item
 from co_tui.tui.widgets.lines import RenderedLines
+
+if TYPE_CHECKING:
+    from co_tui.tui.render.markdown import TranscriptMarkdown
 
 # The pause between two pieces is a timer, not `sleep(0)`: after `sleep(0)` this task runs
 # again before the tasks whose timers fell due meanwhile (the screen's refresh, a key being
@@ -44,6 +49,7 @@ class AssistantMessage(RenderedLines, TranscriptItem):
         self._settled = False
         self.interrupted = False
         self.committed_blocks = 0
+        self._code_blocks_committed = 0  # numbered code blocks in the committed pieces
         self._done = asyncio.Event()
 
     @property
@@ -114,6 +120,8 @@ class AssistantMessage(RenderedLines, TranscriptItem):
                     started = time.perf_counter()
                     self._commit(piece)
                     render_s += time.perf_counter() - started
+                if reopen:  # the code block cut in two goes on in the tail, same number
+                    self._code_blocks_committed -= 1
                 self._live_text = reopen + rest
                 if not final and self._live_text:
                     await asyncio.sleep(PIECE_PAUSE_S)  # and before the tail is rendered
@@ -139,8 +147,10 @@ class AssistantMessage(RenderedLines, TranscriptItem):
             self.display = False
 
     def _commit(self, text: str, *, replacing_tail: bool = False) -> None:
-        self.add(self._block(text), replacing_tail=replacing_tail)
+        block = markdown(text, self._code_blocks_committed + 1)
+        self.add(self._spaced(block), replacing_tail=replacing_tail)
         self.committed_blocks += 1
+        self._code_blocks_committed += block.code_block_count
 
     def _note_interrupted(self) -> AwaitMount:
         """Says so under the answer, as the transcript's next item."""
@@ -149,7 +159,9 @@ class AssistantMessage(RenderedLines, TranscriptItem):
         return transcript.mount(Note("interrupted", "warning"), after=self)
 
     def _block(self, text: str) -> RenderableType:
-        block = markdown(text)
+        return self._spaced(markdown(text, self._code_blocks_committed + 1))
+
+    def _spaced(self, block: TranscriptMarkdown) -> RenderableType:
         # Separately rendered pieces need the blank line Markdown puts between blocks, unless
         # Rich's already opens this one with it.
         if self.committed_blocks and not block.opens_with_a_blank_line:

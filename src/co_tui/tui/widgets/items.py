@@ -23,12 +23,12 @@ if TYPE_CHECKING:
 WidgetFactory = Callable[[], Widget]
 
 
-def markdown(text: str) -> TranscriptMarkdown:
+def markdown(text: str, first_code_block: int = 1) -> TranscriptMarkdown:
     from co_tui.tui.render.markdown import (
         TranscriptMarkdown,  # lazy: not needed for the first frame
     )
 
-    return TranscriptMarkdown(text)
+    return TranscriptMarkdown(text, first_code_block)
 
 
 def markdown_item(text: str, classes: str = "assistant-message frozen") -> RenderedItem:

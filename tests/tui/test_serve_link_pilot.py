@@ -44,7 +44,7 @@ async def submit(pilot: Any, app: CoApp, text: str) -> str:
     app.chat.prompt.text = text
     await pilot.press("enter")
     await settle(pilot, app)
-    return rendered(app.chat.transcript)
+    return " ".join(rendered(app.chat.transcript).split())  # as read, across wrapped lines
 
 
 async def test_a_link_opens_this_conversation_once(gate: Gate, tmp_path: Path) -> None:

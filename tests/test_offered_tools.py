@@ -19,7 +19,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.agent.build import build_agent
-from co_tui.agent.offered_tools import _SET_UP
+from co_tui.agent.offered_tools import SET_UP_HINTS
 from co_tui.config.settings import Settings
 from co_tui.evals.runner import tool_definitions
 from co_tui.tools.catalog import INTEGRATIONS
@@ -122,4 +122,4 @@ async def test_the_instructions_say_how_to_set_up_what_is_missing(tmp_path: Path
     await bundle.agent.run("hi", deps=make_deps(tmp_path, settings))
     assert "co-tui auth google" in seen[0] and "BRAVE_SEARCH_API_KEY" in seen[0]
     assert "SLACK_BOT_TOKEN" not in seen[0]  # set up: its tools are there instead
-    assert set(INTEGRATIONS) == set(_SET_UP)
+    assert set(INTEGRATIONS) == set(SET_UP_HINTS)

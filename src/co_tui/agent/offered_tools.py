@@ -20,7 +20,7 @@ from co_tui.context.deps import CoDeps
 from co_tui.tools.catalog import INTEGRATIONS, configured_integrations, offered
 
 # Each of tools/catalog.INTEGRATIONS -> what it gives and how a user sets it up.
-_SET_UP = {
+SET_UP_HINTS = {
     "Obsidian": "reading the user's notes: set OBSIDIAN_VAULT_PATH (obsidian_vault_path)",
     "Google": "Google Drive, Gmail and Calendar: run `co-tui auth google`",
     "Slack": "Slack: set SLACK_BOT_TOKEN (slack_bot_token)",
@@ -29,7 +29,7 @@ _SET_UP = {
 
 
 def not_set_up_note(configured: frozenset[str]) -> str:
-    missing = [_SET_UP[name] for name in INTEGRATIONS if name not in configured]
+    missing = [SET_UP_HINTS[name] for name in INTEGRATIONS if name not in configured]
     if not missing:
         return ""
     lines = "\n".join(f"- {what}" for what in missing)

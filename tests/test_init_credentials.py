@@ -8,9 +8,11 @@ import os
 import stat
 from pathlib import Path
 
-from co_tui.config.paths import user_credentials_path
+from co_tui.config.paths import project_settings_path, user_credentials_path
 from tests.cli_in_process import Ran, run_co_tui
 from tests.servers.fake_openai import FakeOpenAIServer, text
+from tests.servers.http_fake import FakeServer, Received, Reply
+from tests.servers.models_fake import ModelsServer
 
 KEY = "sk-test-0123456789"
 
@@ -42,10 +44,17 @@ def test_init_saves_a_private_file_that_the_next_run_uses(tmp_path: Path) -> Non
 
 
 def test_init_again_keeps_what_was_saved_for_another_provider(tmp_path: Path) -> None:
-    assert init(tmp_path, "gemini", stdin=KEY).returncode == 0
-    assert init(tmp_path, "ollama", "--url", "http://127.0.0.1:11434").returncode == 0
+    assert init(tmp_path, "gemini", "--no-check", stdin=KEY).returncode == 0
+    ollama = ModelsServer(["llama3.2:3b"]).start()
+    try:
+        ran = init(tmp_path, "ollama", "--url", ollama.url)
+    finally:
+        ollama.stop()
+    assert ran.returncode == 0, ran.stderr
+    assert "it serves llama3.2:3b" in ran.stdout
     saved = json.loads(user_credentials_path().read_text())
     assert saved["gemini_api_key"] == KEY and saved["llm_provider"] == "ollama"
+    assert saved["ollama_model"] == "llama3.2:3b"  # the default (qwen3:4b) is not pulled there
 
 
 def test_a_link_at_the_file_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
@@ -54,7 +63,7 @@ def test_a_link_at_the_file_is_refused_and_its_target_untouched(tmp_path: Path) 
     path = user_credentials_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.symlink_to(target)
-    ran = init(tmp_path, "gemini", stdin=KEY)
+    ran = init(tmp_path, "gemini", "--no-check", stdin=KEY)
     assert ran.returncode == 2
     assert "symbolic link" in ran.stderr and "nothing saved" in ran.stderr
     assert target.read_text() == "{}\n" and path.is_symlink()
@@ -73,3 +82,69 @@ def test_bad_input_is_named_and_nothing_is_written(tmp_path: Path) -> None:
     assert bad_url.returncode == 2 and "is not an http(s) URL" in bad_url.stderr
     assert "\x1b" not in bad_url.stderr  # shown escaped, as repr does
     assert not user_credentials_path().exists()
+
+
+class KeyedModels(FakeServer):
+    """An OpenAI-compatible model list that answers 401 to any key but KEY."""
+
+    def route(self, req: Received) -> Reply:
+        if req.headers.get("authorization") != f"Bearer {KEY}":
+            return Reply(401, {"error": {"message": "Incorrect API key provided"}})
+        return Reply(body={"object": "list", "data": [{"id": "fake"}]})
+
+
+def test_init_asks_the_provider_first_and_saves_nothing_when_it_fails(tmp_path: Path) -> None:
+    server = KeyedModels().start()
+    try:
+        url = f"{server.url}/v1"
+        refused = init(tmp_path, "openai", "--url", url, stdin="sk-wrong-key-123")
+        assert refused.returncode == 2
+        assert "nothing saved" in refused.stderr and "refused the key" in refused.stderr
+        assert "sk-wrong" not in refused.stderr
+        unknown = init(tmp_path, "openai", "--url", url, "--model", "gpt-9", stdin=KEY)
+        assert unknown.returncode == 2
+        assert "does not serve a model named 'gpt-9' (it serves: fake)" in unknown.stderr
+    finally:
+        server.stop()
+    unreachable = init(tmp_path, "ollama", "--url", "http://127.0.0.1:9")
+    assert unreachable.returncode == 2
+    assert "could not connect to 127.0.0.1:9" in unreachable.stderr
+    assert "--no-check" in unreachable.stderr
+    assert not user_credentials_path().exists()
+    offline = init(tmp_path, "ollama", "--url", "http://127.0.0.1:9", "--no-check")
+    assert offline.returncode == 0, offline.stderr
+    assert json.loads(user_credentials_path().read_text())["llm_provider"] == "ollama"
+
+
+def test_a_projects_settings_do_not_choose_where_the_key_is_tested(tmp_path: Path) -> None:
+    """A cloned repository that names its own server gets neither the key nor the test."""
+    trap = ModelsServer(["fake"]).start()
+    try:
+        project_settings_path(tmp_path).parent.mkdir()
+        project_settings_path(tmp_path).write_text(
+            json.dumps({"openai_base_url": f"{trap.url}/v1", "ollama_host": trap.url})
+        )
+        keyed = init(tmp_path, "openai", stdin=KEY)  # the official API: no network here
+        local = init(tmp_path, "ollama")  # localhost:11434, where no Ollama runs
+    finally:
+        trap.stop()
+    assert trap.received == []
+    assert keyed.returncode == 2 and local.returncode == 2
+    assert not user_credentials_path().exists()
+
+
+def test_status_says_which_credentials_file_is_in_use(tmp_path: Path) -> None:
+    env = {**os.environ, "CO_TUI_SANDBOX_BACKEND": "subprocess", "COLUMNS": "300"}
+
+    def credentials_row() -> str:
+        status = run_co_tui(["status"], tmp_path, env)
+        assert status.returncode == 0, status.stderr
+        return next(line for line in status.stdout.splitlines() if "Credentials" in line)
+
+    assert "(not present)" in credentials_row()
+    assert init(tmp_path, "gemini", "--no-check", stdin=KEY).returncode == 0
+    row = credentials_row()
+    assert f"{user_credentials_path()} (gemini, in use)" in row
+    env["CO_TUI_LLM_PROVIDER"] = "ollama"
+    assert "(gemini; not in use: ollama is chosen)" in credentials_row()
+    assert KEY not in row

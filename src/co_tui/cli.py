@@ -381,13 +381,22 @@ def init(
         str, typer.Option("--url", help="The server's URL (openai-compatible, ollama).")
     ] = "",
     model: Annotated[str, typer.Option("--model", help="The model to use.")] = "",
+    no_check: Annotated[
+        bool,
+        typer.Option("--no-check", help="Save without asking the provider first (offline)."),
+    ] = False,
 ) -> None:
     """Save a provider's key (read from standard input: never an argument, which the shell
-    keeps), URL and model in a private file in your config folder, and use that provider."""
-    import sys
-
-    from co_tui.config.credentials import PROVIDER_FIELDS, credential_values, save_credentials
-    from co_tui.config.settings import SettingsError
+    keeps), URL and model in a private file in your config folder, and use that provider.
+    The provider is asked for its models first: nothing is saved when it does not answer."""
+    from co_tui.config.credentials import (
+        PROVIDER_FIELDS,
+        credential_values,
+        save_credentials,
+        with_credentials,
+    )
+    from co_tui.llm.connection_check import checked_model
+    from co_tui.llm.model_list import ModelListUnavailable
 
     key = ""
     if PROVIDER_FIELDS.get(provider, ("",))[0]:
@@ -395,11 +404,28 @@ def init(
             key = typer.prompt(f"{provider} key (empty for none)", default="", hide_input=True)
         else:
             key = sys.stdin.readline().strip()
+    served = ""
     try:
-        path = save_credentials(credential_values(provider, key.strip(), url.strip(), model))
+        values = credential_values(provider, key.strip(), url.strip(), model.strip())
+        if not no_check:
+            # The defaults and what was given, nothing else (no project's URL): the test is
+            # of these values, and the key goes nowhere else.
+            candidate = with_credentials(Settings(), values)
+            model_field = PROVIDER_FIELDS[provider][2]
+            values[model_field] = asyncio.run(
+                checked_model(candidate, provider, values.get(model_field, ""))
+            )
+            served = f"; it serves {values[model_field]}"
+        path = save_credentials(values)
+    except ModelListUnavailable as exc:
+        why = visible(str(exc), keep="")
+        raise fail(f"nothing saved: {why} (--no-check saves without asking)", EXIT_USAGE) from None
     except (SettingsError, OSError) as exc:
         raise fail(f"nothing saved: {exc}", EXIT_USAGE) from None
-    typer.echo(f"saved {provider} in {path} (readable by you only); `co-tui status` shows it")
+    typer.echo(
+        visible(f"saved {provider} in {path} (readable by you only{served}); ", keep="")
+        + "`co-tui status` shows it"
+    )
 
 
 @app.command()

@@ -103,3 +103,14 @@ def with_credentials(settings: Settings, values: dict[str, str]) -> Settings:
         except ValidationError as exc:
             raise SettingsError(f"{field}: {exc.errors()[0]['msg']}") from None
     return updated
+
+
+def saved_provider(path: Path | None = None) -> str | None:
+    """The provider the credentials file selects (None: no file, or it selects none).
+    Raises SettingsError for a file that cannot be read (a link, bad JSON, a bad value)."""
+    path = path or user_credentials_path()
+    data = read_user_settings_file(path, follow_link=False)
+    if data is None:
+        return None
+    provider = SettingsFileSource("user", path, data).values.get("llm_provider")
+    return provider if isinstance(provider, str) and provider else None

@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from co_tui import __version__
-from co_tui.config.paths import project_settings_path, user_data_dir, user_settings_path
+from co_tui.config.credentials import saved_provider
+from co_tui.config.paths import (
+    project_settings_path,
+    user_credentials_path,
+    user_data_dir,
+    user_settings_path,
+)
 from co_tui.config.settings import Settings, SettingsError
 from co_tui.llm.providers import ProviderError, configured_provider, resolve_model
 from co_tui.sandbox import NetworkAccess, SandboxChoice, SandboxUnavailable
@@ -54,6 +60,22 @@ def model_rows(settings: Settings) -> list[StatusRow]:
             )
         )
     return rows
+
+
+def credentials_row(settings: Settings) -> StatusRow:
+    """Where `co-tui init` and /setup keep the provider, and whether it is the one in use
+    (its path and provider only, never what else it holds)."""
+    path = user_credentials_path()
+    try:
+        saved = saved_provider(path)
+    except SettingsError as exc:
+        return StatusRow("Credentials", str(exc), "error")
+    if saved is None:
+        return _file_row("Credentials", path)
+    if settings.llm_provider == saved and not settings.model:
+        return StatusRow("Credentials", f"{path} ({saved}, in use)")
+    chosen = settings.model or configured_provider(settings)
+    return StatusRow("Credentials", f"{path} ({saved}; not in use: {chosen} is chosen)", "off")
 
 
 def sandbox_rows(choice: SandboxChoice | SandboxUnavailable) -> list[StatusRow]:
@@ -146,6 +168,7 @@ def gather_status(
         *sandbox_rows(sandbox_choice),
         *integration_rows(settings),
         _file_row("User settings", user_settings_path()),
+        credentials_row(settings),
         _file_row("Project settings", project_settings_path(cwd)),
         *project_trust_rows(cwd),
         StatusRow("Data dir", str(user_data_dir())),

@@ -30,7 +30,8 @@ from co_tui.config.credentials import (
 )
 from co_tui.config.paths import user_credentials_path
 from co_tui.config.settings import Settings, SettingsError
-from co_tui.llm.model_list import ModelListUnavailable, list_models
+from co_tui.llm.connection_check import checked_model
+from co_tui.llm.model_list import ModelListUnavailable
 from co_tui.safety.visible import visible
 from co_tui.tui.widgets.keys_footer import KeysFooter
 
@@ -180,8 +181,7 @@ class SetupScreen(ModalScreen[SetupDone | None]):
         provider = values["llm_provider"]
         model_field = PROVIDER_FIELDS[provider][2]
         try:
-            served = await list_models(candidate, provider)
-            model = _model_to_use(values.get(model_field, ""), served, provider, candidate)
+            model = await checked_model(candidate, provider, values.get(model_field, ""))
             values[model_field] = model
             save_credentials(values)
         except (ModelListUnavailable, SettingsError, OSError) as exc:
@@ -205,21 +205,3 @@ def _as_typed(path: Path) -> str:
         if base and path.is_relative_to(base):
             return f"{label}/{path.relative_to(base)}"
     return str(path)
-
-
-def _model_to_use(asked: str, served: list[str], provider: str, settings: Settings) -> str:
-    """The model named, which the server must serve; else the configured default when it is
-    served (Gemini's is always taken: it lists many); else the first served."""
-    if asked:
-        if asked not in served:
-            listed = ", ".join(served[:5]) or "none"
-            raise ModelListUnavailable(
-                f"the server does not serve a model named {asked!r} (it serves: {listed})"
-            )
-        return asked
-    default = str(getattr(settings, PROVIDER_FIELDS[provider][2]))
-    if default and (provider == "gemini" or default in served):
-        return default
-    if not served:
-        raise ModelListUnavailable("the server serves no model")
-    return served[0]

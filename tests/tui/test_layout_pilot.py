@@ -14,6 +14,7 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
+from textual._context import visible_screen_stack
 from textual.css.stylesheet import Stylesheet
 
 from co_tui.agent.build import build_agent
@@ -202,6 +203,31 @@ async def test_at_80_columns_the_activity_line_says_a_decision_waits(
         await pilot.press("n")
         await settle(pilot, app)
         assert not app.chat.activity_line.display
+
+
+def terminal_lines(app: CoApp) -> list[str]:
+    """What reaches the terminal, the screens under a modal included (as Textual's own
+    screenshot draws it; a Textual internal pinned with the version)."""
+    visible_screen_stack.set(app._background_screens)
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+async def test_at_80x24_the_approval_dialog_leaves_the_activity_line_in_sight(
+    tmp_path: Path,
+) -> None:
+    app = make_app(shell_then_text(["echo hi"]), tmp_path)
+    async with app.run_test(size=NARROW) as pilot:
+        await app.wait_ready()
+        await submit(pilot, app, "run it")
+        dialog = await approval_dialog(pilot, app)
+        await pilot.pause()
+        shown = terminal_lines(app)
+        activity_row = app.chat.activity_line.region.y
+        assert "waiting for you" in shown[activity_row]
+        assert "working…" in shown[activity_row + 2]  # the prompt, below it
+        box = dialog.query_one("#approval-dialog").region
+        assert box.bottom <= activity_row
+        assert any("y  approve" in line for line in shown[box.y : box.bottom])  # all of it
 
 
 async def test_a_running_turn_keeps_its_line_beside_a_crowded_status_bar(tmp_path: Path) -> None:

@@ -16,6 +16,9 @@
   a warning line says when there are any; the whole value scrolls, the key row stays.
 
 y approves, n and Esc deny, Ctrl+C cancels the turn (also while a field is open).
+
+The dialog is centred above the chat's foot (`foot_rows`: its activity line, prompt and
+status bar), which it leaves uncovered: "waiting for you 12s" stays in sight, also at 80x24.
 """
 
 from __future__ import annotations
@@ -74,9 +77,17 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
     editing_rule: reactive[bool] = reactive(False)
     telling: reactive[bool] = reactive(False)  # the "what to do instead" field is open
 
-    def __init__(self, request: ApprovalRequest, arm_delay: float | None = None) -> None:
+    def __init__(
+        self, request: ApprovalRequest, arm_delay: float | None = None, foot_rows: int = 0
+    ) -> None:
+        """`foot_rows`: the rows at the screen's foot the dialog leaves uncovered (the last
+        of them, the key bar, is the dialog's own)."""
         super().__init__(keys_id="approval-keys", arm_delay=arm_delay, classes="approval-screen")
         self.request = request
+        self.foot_rows = foot_rows
+        self.dialog = Vertical(id="approval-dialog")
+        if foot_rows:  # the margin's rows, not covered by any widget, show the chat's foot
+            self.dialog.styles.margin = (0, 0, foot_rows - 1, 0)
         self.args_view = ArgsView(request.tool_name, request.args, id="approval-args")
         self.more = Static("", id="approval-more")
         self.call = ToolCall(request.tool_name, request.args, request.mcp_tool)
@@ -99,7 +110,7 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
         title.append("?", style="bold")
         if r.total > 1:
             title.append(f"   {r.index} of {r.total}", style="dim")
-        with Vertical(id="approval-dialog"):
+        with self.dialog:
             with Vertical(id="approval-head"):
                 yield Static(title, id="approval-title")
                 reason = visible_text(f"Why: {r.reason}", keep="", style="italic")
@@ -125,6 +136,15 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
 
     def on_mount(self) -> None:
         self.watch(self.args_view, "lines_below", self._show_more)
+        self._fit(self.app.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.height)
+
+    def _fit(self, height: int) -> None:
+        """However long the arguments, the dialog ends above the chat's foot."""
+        if self.foot_rows:
+            self.dialog.styles.max_height = height - self.foot_rows
 
     def _show_more(self, below: int) -> None:
         if below:

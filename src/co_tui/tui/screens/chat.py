@@ -87,6 +87,7 @@ SIDEBAR_NARROWEST = 26
 SIDEBAR_WIDEST = 38
 SIDEBAR_MIN_WIDTH = TRANSCRIPT_CAP + SIDEBAR_NARROWEST  # below it the sidebar folds away
 EXIT_WORDS = {"exit", "quit"}
+DIALOG_MIN_ROWS = 16  # an approval dialog gets this many rows above the activity line, or all
 PLACEHOLDER = "Ask anything · /help for commands · !cmd runs a shell command"
 BUSY_PLACEHOLDER = "working… Enter queues a message · Esc or Ctrl+C cancels the turn"
 DRAFT_SAVE_S = 0.5  # at most this much typing is lost to a crash
@@ -178,6 +179,7 @@ class ChatScreen(Screen[None]):
         self.history_search = HistorySearch(id="history-search")
         self.status_bar = StatusBar(id="status-bar")
         self.activity_line = ActivityLine(clock=clock, id="activity")
+        self.prompt_area = Vertical(id="prompt-area")  # the activity line, the prompt
         self.new_output = NewOutputMarker(id="new-output")
         self.router = DisplayRouter()
         self._asking = 0  # approval dialogs open (or about to open)
@@ -209,7 +211,7 @@ class ChatScreen(Screen[None]):
             yield self.new_output
             yield self.transcript
             yield self.sidebar.data_bind(ChatScreen.session_tokens, ChatScreen.cost)
-        with Vertical(id="prompt-area"):
+        with self.prompt_area:
             yield self.activity_line.data_bind(
                 ChatScreen.activity, cancellable=ChatScreen.turn_running
             )
@@ -363,7 +365,13 @@ class ChatScreen(Screen[None]):
                     decision if decision is not None else ApprovalDecision.DENY
                 )
 
-        self.app.push_screen(ApprovalScreen(message.request), decided)
+        self.app.push_screen(ApprovalScreen(message.request, foot_rows=self._foot_rows()), decided)
+
+    def _foot_rows(self) -> int:
+        """The rows from the activity line down, which a dialog leaves uncovered, or none
+        when the screen is too short to give the dialog what it needs above them."""
+        foot = self.size.height - self.prompt_area.region.y
+        return foot if self.size.height - foot >= DIALOG_MIN_ROWS else 0
 
     @on(TranscriptRestored)
     def _restored(self, message: TranscriptRestored) -> None:

@@ -19,6 +19,8 @@ y approves, n and Esc deny, Ctrl+C cancels the turn (also while a field is open)
 
 The dialog is centred above the chat's foot (`foot_rows`: its activity line, prompt and
 status bar), which it leaves uncovered: "waiting for you 12s" stays in sight, also at 80x24.
+When what it shows needs those rows (a long or escaped command, the rule field open), it
+takes them, as it did before, and keeps them: the arguments never lose a line to the foot.
 """
 
 from __future__ import annotations
@@ -142,11 +144,21 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
         self._fit(event.size.height)
 
     def _fit(self, height: int) -> None:
-        """However long the arguments, the dialog ends above the chat's foot."""
+        """While it keeps the foot clear, the dialog ends above it."""
         if self.foot_rows:
             self.dialog.styles.max_height = height - self.foot_rows
 
+    def _cover_foot(self) -> None:
+        """The arguments need the foot's rows: the dialog is laid out as if there were no
+        foot to keep clear (once: going back could swing between the two)."""
+        self.foot_rows = 0
+        self.dialog.styles.clear_rule("margin")
+        self.dialog.styles.clear_rule("max_height")
+        self.dialog.refresh(layout=True)
+
     def _show_more(self, below: int) -> None:
+        if below and self.foot_rows:
+            self._cover_foot()
         if below:
             lines = "line" if below == 1 else "lines"
             self.more.update(Text(f"↓ {below} more {lines}  (↓ PgDn to scroll)", style="bold"))

@@ -230,6 +230,23 @@ async def test_at_80x24_the_approval_dialog_leaves_the_activity_line_in_sight(
         assert any("y  approve" in line for line in shown[box.y : box.bottom])  # all of it
 
 
+async def test_at_80x24_the_arguments_get_the_rows_before_the_activity_line(
+    tmp_path: Path,
+) -> None:
+    """A call whose arguments would not all show above the activity line (a warning about
+    hidden characters takes rows too) takes the dialog's old place, over the line."""
+    cmd = "touch PWNED; # \x1b[2K\x1b[1Gls -la"
+    app = make_app(shell_then_text([cmd]), tmp_path)
+    async with app.run_test(size=NARROW) as pilot:
+        await app.wait_ready()
+        await submit(pilot, app, "list the files")
+        dialog = await approval_dialog(pilot, app)
+        await pilot.pause()
+        shown = "\n".join(terminal_lines(app))
+        assert "touch PWNED; # \\x1b[2K\\x1b[1Gls -la" in shown
+        assert "more line" not in shown and dialog.args_view.lines_below == 0
+
+
 async def test_a_running_turn_keeps_its_line_beside_a_crowded_status_bar(tmp_path: Path) -> None:
     release = asyncio.Event()
 

@@ -17,10 +17,11 @@
 
 y approves, n and Esc deny, Ctrl+C cancels the turn (also while a field is open).
 
-The dialog is centred above the chat's foot (`foot_rows`: its activity line, prompt and
-status bar), which it leaves uncovered: "waiting for you 12s" stays in sight, also at 80x24.
-When what it shows needs those rows (a long or escaped command, the rule field open), it
-takes them, as it did before, and keeps them: the arguments never lose a line to the foot.
+The dialog leaves the chat's foot uncovered (`foot_rows`: its activity line, prompt and status
+bar), so "waiting for you 12s" stays in sight, also at 80x24: once laid out, a dialog that shows
+all its arguments in the rows above the foot moves there. One that needs more (a long or
+escaped command) keeps its place over the foot, and so does one whose arguments later stop
+fitting (the rule field opened): the arguments never lose a line to the foot.
 """
 
 from __future__ import annotations
@@ -87,9 +88,8 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
         super().__init__(keys_id="approval-keys", arm_delay=arm_delay, classes="approval-screen")
         self.request = request
         self.foot_rows = foot_rows
+        self.foot_clear = False  # the dialog sits above the foot
         self.dialog = Vertical(id="approval-dialog")
-        if foot_rows:  # the margin's rows, not covered by any widget, show the chat's foot
-            self.dialog.styles.margin = (0, 0, foot_rows - 1, 0)
         self.args_view = ArgsView(request.tool_name, request.args, id="approval-args")
         self.more = Static("", id="approval-more")
         self.call = ToolCall(request.tool_name, request.args, request.mcp_tool)
@@ -138,27 +138,36 @@ class ApprovalScreen(ArmedModal[ApprovalReply | None]):
 
     def on_mount(self) -> None:
         self.watch(self.args_view, "lines_below", self._show_more)
-        self._fit(self.app.size.height)
+        if self.foot_rows:
+            self.call_after_refresh(self._clear_the_foot)
 
     def on_resize(self, event: events.Resize) -> None:
-        self._fit(event.size.height)
+        if self.foot_clear:
+            self.dialog.styles.max_height = event.size.height - self.foot_rows
 
-    def _fit(self, height: int) -> None:
-        """While it keeps the foot clear, the dialog ends above it."""
-        if self.foot_rows:
-            self.dialog.styles.max_height = height - self.foot_rows
+    def _clear_the_foot(self) -> None:
+        """Laid out where it always was: above the foot, the same size, when it fits there
+        with all its arguments shown."""
+        room = self.size.height - self.foot_rows
+        if self.args_view.lines_below or self.dialog.outer_size.height > room:
+            return
+        self.foot_clear = True
+        # The margin's rows, covered by no widget, show the chat's foot.
+        self.dialog.styles.margin = (0, 0, self.foot_rows - 1, 0)
+        self.dialog.styles.max_height = room
 
-    def _cover_foot(self) -> None:
-        """The arguments need the foot's rows: the dialog is laid out as if there were no
-        foot to keep clear (once: going back could swing between the two)."""
+    def _cover_the_foot(self) -> None:
+        """The arguments need the foot's rows: the dialog goes back to its place over it
+        (for good: going back and forth could swing between the two)."""
+        self.foot_clear = False
         self.foot_rows = 0
         self.dialog.styles.clear_rule("margin")
         self.dialog.styles.clear_rule("max_height")
         self.dialog.refresh(layout=True)
 
     def _show_more(self, below: int) -> None:
-        if below and self.foot_rows:
-            self._cover_foot()
+        if below and self.foot_clear:
+            self._cover_the_foot()
         if below:
             lines = "line" if below == 1 else "lines"
             self.more.update(Text(f"↓ {below} more {lines}  (↓ PgDn to scroll)", style="bold"))

@@ -5,9 +5,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 TEST_WORKERS ?= 4
-# Ctrl+G's editor cases: three of five fail inside xdist workers, every run, and all pass
-# outside them; the cause is not found yet, so they run on their own.
-OUTSIDE_WORKERS := tests/test_editor_pty.py
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF \
 	-DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
 # pip runs verbosely into $(VENV)/pip-install.log; scripts/pip_progress.py shows one line of
@@ -38,9 +35,7 @@ run: install
 # whose machine part is missing (Docker, bubblewrap, Chromium, the local model) fails instead
 # of skipping.
 test: install-dev
-	$(BIN)/python -m pytest -ra -n $(TEST_WORKERS) --dist loadgroup -m "not llm" \
-		--ignore=$(OUTSIDE_WORKERS) $(PYTEST_ARGS)
-	$(BIN)/python -m pytest -ra -p no:xdist $(OUTSIDE_WORKERS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -ra -n $(TEST_WORKERS) --dist loadgroup -m "not llm" $(PYTEST_ARGS)
 	$(BIN)/python -m pytest -ra -m llm $(PYTEST_ARGS)
 
 # The inner loop: everything but the tiers that need a machine part, spawn co-tui or wait.

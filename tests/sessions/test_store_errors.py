@@ -282,6 +282,10 @@ def test_a_file_where_the_data_folder_should_be_is_named(workspace: Path, tmp_pa
         proc = run(["-p", "hi"], workspace, {**env_for(srv.url), **env})
     assert proc.stdout == "Hello.\n"
     one_line_error(proc, "could not save the session", f"{data} is a file where a folder should be")
+    # Telemetry's database cannot be made either: said once, in one line, no Python warning.
+    told = [line for line in proc.stderr.splitlines() if "telemetry is off" in line]
+    assert len(told) == 1 and "Not a directory" in told[0], proc.stderr
+    assert "Warning" not in proc.stderr and "setup_telemetry" not in proc.stderr
     assert data.read_text() == "not a folder"
 
 

@@ -10,7 +10,9 @@ import pytest
 from textual.app import App, ComposeResult
 
 from co_tui.config.paths import user_data_dir
+from co_tui.config.settings import Settings
 from co_tui.store.session_store import SessionStore
+from co_tui.tui.app import CoApp
 from co_tui.tui.launch import resume_hint
 from co_tui.tui.screens.confirm import ConfirmScreen
 from co_tui.tui.screens.sessions import SessionsScreen
@@ -166,3 +168,24 @@ async def test_deleting_the_open_session_starts_a_new_one_and_sticks(tmp_path: P
         assert [i.title for i in store.list()] == ["a fresh start"]
     finally:
         store.close()
+
+
+async def test_telemetry_that_cannot_store_says_so_once_in_the_transcript(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file where the data folder should be: the app opens and answers; the transcript says
+    in one line that no spans are kept (no Python warning on the terminal behind the app)."""
+    data = tmp_path / "data-file"
+    data.write_text("not a folder")
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    monkeypatch.chdir(tmp_path)
+    settings = Settings(model="test", theme="textual-dark", sandbox_backend="subprocess")
+    app = CoApp(settings, history_path=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(
+            pilot, lambda: "telemetry is off" in rendered(app.chat.transcript), "the notice"
+        )
+        shown = " ".join(rendered(app.chat.transcript).split())
+        assert shown.count("telemetry is off") == 1
+        assert f"cannot use {data}/co-tui: Not a directory" in shown
+    assert data.read_text() == "not a folder"

@@ -115,6 +115,8 @@ async def _headless_turn(
     except (ProviderError, LocalServerError) as exc:
         say(str(exc))
         return EXIT_ERROR
+    if session.telemetry_off:
+        say(session.telemetry_off)
     if session.mcp is not None:
         for failure in session.mcp.failures:
             say(f"MCP server '{failure.server}': {failure.message}")

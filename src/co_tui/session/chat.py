@@ -79,6 +79,7 @@ class ChatSession:
         self.totals = UsageTotals()  # tokens, context size and cost, from the history
         self.turn_tokens = 0
         self.last_answer = ""
+        self.telemetry_off: str | None = None  # why no spans are stored, for the front to say
         self._store = store
         self._record = record
         self._headless = headless
@@ -190,9 +191,12 @@ class ChatSession:
             from co_tui.agent.build import build_agent
 
             self.bundle = build_agent(self.settings, **self._agent_options)
-            from co_tui.telemetry import setup_telemetry
+            from co_tui.telemetry import TelemetryUnavailable, setup_telemetry
 
-            setup_telemetry(self.settings)  # off: no database file
+            try:
+                setup_telemetry(self.settings)
+            except TelemetryUnavailable as exc:
+                self.telemetry_off = str(exc)
         if self._record and self.recorder is None:
             from co_tui.store.recorder import SessionRecorder
 

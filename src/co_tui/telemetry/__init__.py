@@ -3,6 +3,7 @@ and the traces page. Importing this package is cheap: the SDK loads in setup_tel
 
 from co_tui.telemetry.setup import (
     Telemetry,
+    TelemetryUnavailable,
     active_telemetry,
     create_telemetry,
     setup_telemetry,
@@ -12,6 +13,7 @@ from co_tui.telemetry.store import default_db_path
 
 __all__ = [
     "Telemetry",
+    "TelemetryUnavailable",
     "active_telemetry",
     "create_telemetry",
     "default_db_path",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import atexit
 import os
 import threading
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -94,8 +93,14 @@ def create_telemetry(
     return Telemetry(path, provider, tracer, instrumentation, endpoint)
 
 
+class TelemetryUnavailable(Exception):
+    """Telemetry cannot store its spans (an unwritable data folder): the assistant goes on
+    without it, and the message says why, for the front to show once."""
+
+
 def setup_telemetry(settings: Settings, db_path: Path | None = None) -> Telemetry | None:
-    """Install telemetry for this process (once). None when settings switch it off."""
+    """Install telemetry for this process (once). None when settings switch it off.
+    Raises TelemetryUnavailable when its database cannot be opened."""
     global _active, _atexit_registered
     if not settings.telemetry_enabled:
         return None
@@ -107,8 +112,10 @@ def setup_telemetry(settings: Settings, db_path: Path | None = None) -> Telemetr
         try:
             telemetry = create_telemetry(settings, db_path)
         except Exception as exc:  # an unwritable data dir must not stop the assistant
-            warnings.warn(f"co-tui: telemetry is off: {exc}", RuntimeWarning, stacklevel=2)
-            return None
+            why = str(exc)
+            if isinstance(exc, OSError) and exc.filename and exc.strerror:
+                why = f"cannot use {exc.filename}: {exc.strerror}"
+            raise TelemetryUnavailable(f"telemetry is off (no spans are kept): {why}") from None
         Agent.instrument_all(telemetry.instrumentation)
         _active = telemetry
         if not _atexit_registered:

@@ -309,6 +309,8 @@ class CoApp(App[None]):
             await self._load_custom_commands()
             loaded = await self._open_stored()
             await asyncio.to_thread(session.build)
+            if session.telemetry_off:
+                self._notice(session.telemetry_off, "warning")
             # The answers' Markdown renderer and the slash commands, loaded here off the UI
             # thread, after the first frame: the first answer, and the first "/" typed, do
             # not pay for them (the commands bring the settings and telemetry modules).

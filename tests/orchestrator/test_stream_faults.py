@@ -56,6 +56,16 @@ BROKEN_STREAMS: dict[str, tuple[Reply, str]] = {
         garbage(PARTIAL),
         "the answer arrived incomplete or unreadable): Failed to decode response as JSON",
     ),
+    "a data line that is a JSON list": (
+        garbage(PARTIAL, "[1, 2]"),
+        "unreadable): Failed to decode response as JSON: a stream chunk that is not a JSON "
+        "object (list)",
+    ),
+    "a data line that is JSON null": (
+        garbage(PARTIAL, "null"),
+        "unreadable): Failed to decode response as JSON: a stream chunk that is not a JSON "
+        "object (null)",
+    ),
     "silent after the headers": (stall_after_headers(2, ANSWER), "no answer in time"),
     "silent after the first words": (stall_mid_stream(2, ANSWER), "no answer in time"),
 }

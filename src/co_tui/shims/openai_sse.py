@@ -16,6 +16,11 @@ is handled chunk by chunk exactly as without it, and a fast one in as many steps
 Any event with more in it (a role, a tool call, a finish reason, usage, an error, a field
 this module does not know) is passed on untouched and in order.
 
+Each event it yields reads its data as a JSON object or not at all (`ChunkEvent.json`): the
+SDK passes any JSON value on as a chunk, so `data: [1,2]` or `data: null` ended a turn with an
+AttributeError deep in pydantic-ai; now it is the decode error pydantic-ai maps to a provider
+fault (retried, and named), as `data: not JSON` always was.
+
 tests/shims/test_openai_sse.py checks that any way of splitting a stream into reads gives the
 same events, text joined, as the SDK's decoder, and fails when the SDK's decoder changes the
 steps mirrored here. A subclass used by ValidatingOpenAI, not a patch: nothing to install.
@@ -38,17 +43,34 @@ CHOICE_KEYS = frozenset({"index", "delta", "finish_reason", "logprobs"})
 DELTA_KEYS = frozenset({"role", "refusal", "tool_calls", "function_call", *TEXT_FIELDS})
 
 
+class ChunkEvent(ServerSentEvent):
+    """A server-sent event whose data must be a JSON object, as every chunk and error is."""
+
+    def json(self) -> Any:
+        data = json.loads(self.data)
+        if not isinstance(data, dict):
+            kind = type(data).__name__ if data is not None else "null"
+            raise json.JSONDecodeError(f"a stream chunk that is not a JSON object ({kind})", "", 0)
+        return data
+
+
+def _checked(sse: ServerSentEvent) -> ServerSentEvent:
+    sse.__class__ = ChunkEvent  # the same object, one method stricter: no copy per chunk
+    return sse
+
+
 class CoalescingSSEDecoder(SSEDecoder):
-    """The SDK's SSEDecoder (same lines, same events); each read's text runs joined."""
+    """The SDK's SSEDecoder (same lines, same events); each read's text runs joined, and
+    each event's data read as a JSON object only (ChunkEvent)."""
 
     async def aiter_bytes(self, iterator: AsyncIterator[bytes]) -> AsyncIterator[ServerSentEvent]:
         lines = _SSELineDecoder()
         try:
             async for chunk in iterator:
                 for sse in coalesce(list(self._decode_lines(lines.feed(chunk)))):
-                    yield sse
+                    yield _checked(sse)
             for sse in self._decode_lines(lines.finish()):
-                yield sse
+                yield _checked(sse)
         finally:
             self._reset()
 

@@ -27,6 +27,7 @@ from co_tui.prompts import agent_instructions
 from co_tui.protocol.tool_spec import ToolSpec
 from co_tui.skills.tool import load_skill, register_skills
 from co_tui.tools.catalog import FUNCTION_TOOLS
+from co_tui.tools.prebuilt import prebuilt_tool
 from co_tui.tools.web import web_tool_specs, web_toolset
 
 # The function tools build_agent registers itself, each with its spec's approval; sub-agents
@@ -101,6 +102,7 @@ def build_agent(
         instructions_source = instructions
     # Web tools per web_policy (and the egress guard); skills below.
     web_tools = web_toolset(settings.web_policy, all_approval=all_approval)
+    specs = builtin_tool_specs(settings, all_approval=all_approval)
     agent: Agent[CoDeps, str | DeferredToolRequests] = Agent(
         model,
         deps_type=CoDeps,
@@ -113,11 +115,12 @@ def build_agent(
             FenceUntrusted(session_table),
             *([] if every_tool else [OfferConfiguredTools(explain_missing=instructions is None)]),
         ],
+        tools=[
+            prebuilt_tool(func, requires_approval=specs[func.__name__].requires_approval)
+            for func in AGENT_TOOLS
+        ],
         toolsets=[web_tools] if web_tools is not None else [],
     )
-    specs = builtin_tool_specs(settings, all_approval=all_approval)
-    for func in AGENT_TOOLS:
-        agent.tool(requires_approval=specs[func.__name__].requires_approval)(func)
     # Skills: load_skill, and their list in the instructions.
     register_skills(agent, all_approval=all_approval, list_in_prompt=instructions is None)
     return AgentBundle(agent, model_settings, specs, resolved, summarizer)

@@ -28,6 +28,7 @@ from co_tui.policy.tool_specs import BUILTIN_SPECS
 from co_tui.protocol.tool_spec import ToolSpec
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools.errors import parse_retry_after, terminal_error
+from co_tui.tools.prebuilt import prebuilt_tool
 from co_tui.web.fetch import FetchFailed, fetch_page
 from co_tui.web.ssrf import FetchRefused
 from co_tui.web.text import html_to_markdown, tidy, truncate
@@ -235,5 +236,5 @@ def web_toolset(policy: WebPolicy, *, all_approval: bool = False) -> AbstractToo
         ruled = ctx.deps.permissions.evaluate(ToolCall(tool_def.name, tool_args)).rule
         return ruled is not None and ruled.action != "allow"
 
-    funcs = [func for func, _ in registered]
-    return FunctionToolset[CoDeps](funcs).approval_required(needs_approval)
+    tools = [prebuilt_tool(func) for func, _ in registered]
+    return FunctionToolset[CoDeps](tools).approval_required(needs_approval)

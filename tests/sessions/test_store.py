@@ -443,3 +443,16 @@ def test_deleting_a_session_deletes_its_draft_and_only_its_own(tmp_path: Path) -
     assert not drafts.path("cccc-3").is_symlink() and victim.read_text() == "keep me"
     store.delete("never-stored")  # nothing to delete is no error
     store.close()
+
+
+def test_no_data_folder_means_no_draft_to_delete(tmp_path: Path) -> None:
+    """A file where the data folder should be: a new session's draft is not there to delete,
+    and saying "cannot delete the draft" at start-up would only confuse."""
+    from co_tui.store.drafts import DraftError, DraftStore
+
+    (tmp_path / "data-file").write_text("not a folder")
+    DraftStore(tmp_path / "data-file" / "co-tui").discard("aaaa-1")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "drafts").symlink_to(tmp_path)  # a link planted at the folder
+    with pytest.raises(DraftError, match="symbolic link"):
+        DraftStore(tmp_path / "data").discard("aaaa-1")

@@ -129,6 +129,8 @@ class DraftStore:
         """Delete the draft of `session_id` (a link at its name is removed, not followed).
         Raises DraftError."""
         name = file_name(session_id)
+        if not self.data_dir.is_dir():  # no data folder (or a file in its place): no draft
+            return
         try:
             folder = self._open_folder(create=False)
         except FileNotFoundError:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+from pydantic_ai import ToolReturn
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaThinkingPart, DeltaToolCall, FunctionModel
 
@@ -22,6 +23,7 @@ from co_tui.config.settings import Settings
 from co_tui.config.trust.project_files import ProjectView
 from co_tui.context.deps import CoDeps, create_deps
 from co_tui.context.summaries import is_summary
+from co_tui.protocol.tool_display import ToolDisplay
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 
 
@@ -75,6 +77,19 @@ def tool_returns(messages: Sequence[ModelMessage]) -> list[ToolReturnPart]:
         for p in m.parts
         if isinstance(p, ToolReturnPart)
     ]
+
+
+def model_view(returned: ToolReturn) -> Any:
+    """What a tool's return hands the model. When it carries a `ToolDisplay` (what the user
+    sees), the model's copy of the text is that display's, and its `error` flag agrees."""
+    assert isinstance(returned, ToolReturn), returned
+    value = returned.return_value
+    display = returned.metadata
+    if display is not None:
+        assert isinstance(display, ToolDisplay), display
+        assert isinstance(value, dict) and value["display"] == display.text, value
+        assert (value.get("error") is True) == display.error, value
+    return value
 
 
 def prompt_text(part: UserPromptPart) -> str:

@@ -16,7 +16,7 @@ from co_tui.session.health import integration_rows
 from co_tui.tools.google_calendar import list_calendar_events
 from co_tui.tools.google_drive import search_drive
 from co_tui.tools.google_gmail import list_emails
-from tests.helpers import make_deps
+from tests.helpers import make_deps, model_view
 from tests.integrations.conftest import RecordingSleep, authorized_user_info, ctx_for, wire
 from tests.servers.google_fake import (
     API_DISABLED,
@@ -39,7 +39,7 @@ async def test_401_refreshes_against_token_uri_and_resaves_the_token(
     tmp_path: Path, google_server: FakeGoogle, sleeps: RecordingSleep
 ) -> None:
     deps = stored_token_deps(tmp_path, google_server, sleeps, token="stale-token")
-    result = await list_emails(ctx_for(deps))
+    result = model_view(await list_emails(ctx_for(deps)))
     assert result["count"] == 3
     auths = [r.headers.get("authorization") for r in google_server.received if r.path != "/token"]
     assert auths[0] == "Bearer stale-token" and auths[1] == "Bearer refreshed-1"
@@ -57,7 +57,7 @@ async def test_expired_stored_token_is_refreshed_before_the_first_call(
     deps = stored_token_deps(
         tmp_path, google_server, sleeps, token="old", expiry="2001-01-01T00:00:00Z"
     )
-    result = await search_drive(ctx_for(deps), "plan")
+    result = model_view(await search_drive(ctx_for(deps), "plan"))
     assert result["count"] == 3
     assert google_server.received[0].path == "/token"
     assert json.loads(token_path().read_text())["token"] == "refreshed-1"
@@ -69,7 +69,7 @@ async def test_refused_refresh_is_terminal_with_sign_in_hint(
     deps = stored_token_deps(
         tmp_path, google_server, sleeps, token="stale-token", refresh_token="revoked"
     )
-    result = await list_emails(ctx_for(deps))
+    result = model_view(await list_emails(ctx_for(deps)))
     assert result["error"] is True
     assert "co-tui auth google" in result["display"]
     assert sleeps.delays == []
@@ -79,7 +79,7 @@ async def test_api_disabled_403_is_terminal(
     ctx: RunContext[CoDeps], google_server: FakeGoogle, sleeps: RecordingSleep
 ) -> None:
     google_server.fail("/gmail/", 403, API_DISABLED)
-    result = await list_emails(ctx)
+    result = model_view(await list_emails(ctx))
     assert result["error"] is True and "not enabled" in result["display"]
     assert len(google_server.requests_to("/gmail/")) == 1 and sleeps.delays == []
 
@@ -88,7 +88,7 @@ async def test_429_waits_for_retry_after_then_succeeds(
     ctx: RunContext[CoDeps], google_server: FakeGoogle, sleeps: RecordingSleep
 ) -> None:
     google_server.fail("/drive/", 429, RATE_LIMITED, {"Retry-After": "3"})
-    result = await search_drive(ctx, "plan")
+    result = model_view(await search_drive(ctx, "plan"))
     assert result["count"] == 3
     assert sleeps.delays == [3.0]
     assert len(google_server.requests_to("/drive/")) == 2
@@ -105,7 +105,7 @@ async def test_403_rate_limit_reason_is_transient(
         }
     }
     google_server.fail("/calendar/", 403, body)
-    result = await list_calendar_events(ctx)
+    result = model_view(await list_calendar_events(ctx))
     assert "error" not in result and len(sleeps.delays) == 1
 
 
@@ -113,7 +113,7 @@ async def test_500_is_retried_a_bounded_number_of_times_then_reported(
     ctx: RunContext[CoDeps], google_server: FakeGoogle, sleeps: RecordingSleep
 ) -> None:
     google_server.fail("/calendar/", 500, BACKEND_ERROR, times=10)
-    result = await list_calendar_events(ctx)
+    result = model_view(await list_calendar_events(ctx))
     assert result["error"] is True and result["retryable"] is True
     assert "HTTP 500" in result["display"] and "gave up after 3 tries" in result["display"]
     assert len(google_server.requests_to("/calendar/")) == 3
@@ -128,14 +128,14 @@ async def test_connection_refused_is_transient(
     dead._server.server_close()  # nothing listens on that port any more
     deps = make_deps(tmp_path, Settings(google_credentials_path=str(credentials_file)))
     wire(deps, None, None, sleeps).google = GoogleEndpoints.under(url)
-    result = await search_drive(ctx_for(deps), "plan")
+    result = model_view(await search_drive(ctx_for(deps), "plan"))
     assert result["error"] is True and result["retryable"] is True
     assert len(sleeps.delays) == 2
 
 
 async def test_not_configured_is_an_error_result_naming_the_fix(tmp_path: Path) -> None:
     deps = make_deps(tmp_path, Settings())
-    result = await search_drive(ctx_for(deps), "plan")
+    result = model_view(await search_drive(ctx_for(deps), "plan"))
     assert result["error"] is True and result["not_configured"] is True
     assert "co-tui auth google" in result["display"]
     assert result["display"].startswith("Google Drive is not configured"), result["display"]
@@ -143,7 +143,7 @@ async def test_not_configured_is_an_error_result_naming_the_fix(tmp_path: Path) 
 
 async def test_missing_credentials_file_is_terminal(tmp_path: Path) -> None:
     deps = make_deps(tmp_path, Settings(google_credentials_path=str(tmp_path / "none.json")))
-    result = await list_emails(ctx_for(deps))
+    result = model_view(await list_emails(ctx_for(deps)))
     assert result["error"] is True and "does not exist" in result["display"]
 
 

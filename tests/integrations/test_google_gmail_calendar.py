@@ -11,6 +11,7 @@ from pydantic_ai import ModelRetry, RunContext
 from co_tui.context.deps import CoDeps
 from co_tui.tools.google_calendar import list_calendar_events, search_calendar_events
 from co_tui.tools.google_gmail import draft_email, list_emails, search_emails
+from tests.helpers import model_view
 from tests.servers.google_fake import FakeGoogle
 
 NOW = datetime(2026, 11, 3, 8, 0, tzinfo=UTC)
@@ -19,7 +20,7 @@ NOW = datetime(2026, 11, 3, 8, 0, tzinfo=UTC)
 async def test_list_emails_shows_inbox_with_links(
     ctx: RunContext[CoDeps], google_server: FakeGoogle
 ) -> None:
-    result = await list_emails(ctx, max_results=10)
+    result = model_view(await list_emails(ctx, max_results=10))
     assert result["count"] == 3
     display = result["display"]
     assert "Lunch on Friday? [unread]" in display and "From: Alice <alice@example.com>" in display
@@ -30,17 +31,17 @@ async def test_list_emails_shows_inbox_with_links(
 
 
 async def test_list_emails_reports_more(ctx: RunContext[CoDeps]) -> None:
-    result = await list_emails(ctx, max_results=2)
+    result = model_view(await list_emails(ctx, max_results=2))
     assert result["count"] == 2 and result["has_more"] is True
 
 
 async def test_search_emails_uses_gmail_query(
     ctx: RunContext[CoDeps], google_server: FakeGoogle
 ) -> None:
-    result = await search_emails(ctx, "from:alice")
+    result = model_view(await search_emails(ctx, "from:alice"))
     assert result["count"] == 2
     assert google_server.requests_to("/gmail/v1/users/me/messages")[0].q("q") == "from:alice"
-    empty = await search_emails(ctx, "from:nobody")
+    empty = model_view(await search_emails(ctx, "from:nobody"))
     assert empty["count"] == 0 and "no messages" in empty["display"]
 
 
@@ -56,12 +57,14 @@ async def test_email_arguments_are_checked(ctx: RunContext[CoDeps]) -> None:
 async def test_draft_email_sends_a_proper_mime_message(
     ctx: RunContext[CoDeps], google_server: FakeGoogle
 ) -> None:
-    out = await draft_email(
-        ctx,
-        "Zoë Müller <zoe@example.com>, bob@example.com",
-        "Café plans ☕",
-        "Hello Zoë,\n\nSee you at the café.\n",
-        cc="carol@example.com",
+    out = model_view(
+        await draft_email(
+            ctx,
+            "Zoë Müller <zoe@example.com>, bob@example.com",
+            "Café plans ☕",
+            "Hello Zoë,\n\nSee you at the café.\n",
+            cc="carol@example.com",
+        )
     )
     assert isinstance(out, str)
     assert "https://mail.google.com/mail/u/0/#drafts?compose=m-r-1" in out
@@ -80,7 +83,7 @@ async def test_list_calendar_events_in_range_with_meet_links(
     ctx: RunContext[CoDeps], google_server: FakeGoogle
 ) -> None:
     ctx.deps.clock = lambda: NOW
-    result = await list_calendar_events(ctx, days_ahead=1)
+    result = model_view(await list_calendar_events(ctx, days_ahead=1))
     assert result["count"] == 2  # the cancelled one is left out
     display = result["display"]
     assert "Standup" in display and "Meet: https://meet.google.com/abc-defg-hij" in display
@@ -95,16 +98,16 @@ async def test_list_calendar_events_in_range_with_meet_links(
 
 async def test_list_calendar_all_day_and_empty_range(ctx: RunContext[CoDeps]) -> None:
     ctx.deps.clock = lambda: NOW
-    week = await list_calendar_events(ctx, days_ahead=8)
+    week = model_view(await list_calendar_events(ctx, days_ahead=8))
     assert "2026-11-10 (all day)  Holiday" in week["display"]
     ctx.deps.clock = lambda: datetime(2027, 6, 1, tzinfo=UTC)
-    empty = await list_calendar_events(ctx, days_ahead=1)
+    empty = model_view(await list_calendar_events(ctx, days_ahead=1))
     assert empty["count"] == 0 and "none" in empty["display"]
 
 
 async def test_search_calendar_events(ctx: RunContext[CoDeps]) -> None:
     ctx.deps.clock = lambda: NOW
-    result = await search_calendar_events(ctx, "design", days_back=30, days_ahead=30)
+    result = model_view(await search_calendar_events(ctx, "design", days_back=30, days_ahead=30))
     assert result["count"] == 2
     assert "Design retro" in result["display"] and "Design review" in result["display"]
 

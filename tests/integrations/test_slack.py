@@ -13,6 +13,7 @@ from co_tui.tools.slack import (
     list_slack_users,
     post_slack_message,
 )
+from tests.helpers import model_view
 from tests.integrations.conftest import RecordingSleep
 from tests.servers.slack_fake import POSTED_TS, FakeSlack
 
@@ -20,13 +21,15 @@ from tests.servers.slack_fake import POSTED_TS, FakeSlack
 async def test_list_channels_pages_with_cursor(
     ctx: RunContext[CoDeps], slack_server: FakeSlack
 ) -> None:
-    first = await list_slack_channels(ctx, limit=2)
+    first = model_view(await list_slack_channels(ctx, limit=2))
     assert first["count"] == 2 and first["has_more"] is True
     assert "#general (C00000001)" in first["display"] and "11 members" in first["display"]
     assert "https://acme.slack.com/archives/C00000001" in first["display"]
     seen = [first]
     while seen[-1]["has_more"]:
-        seen.append(await list_slack_channels(ctx, limit=2, cursor=seen[-1]["next_cursor"]))
+        seen.append(
+            model_view(await list_slack_channels(ctx, limit=2, cursor=seen[-1]["next_cursor"]))
+        )
     assert [r["count"] for r in seen] == [2, 2, 1]
     assert "bot not a member" in seen[-1]["display"]
     assert len(slack_server.calls("auth.test")) == 1  # the team URL is cached for the session
@@ -37,7 +40,7 @@ async def test_list_channels_pages_with_cursor(
 async def test_channel_history_by_name_with_links_and_threads(
     ctx: RunContext[CoDeps], slack_server: FakeSlack
 ) -> None:
-    result = await get_slack_channel_history(ctx, "#eng", limit=5)
+    result = model_view(await get_slack_channel_history(ctx, "#eng", limit=5))
     assert result["count"] == 5 and result["has_more"] is True and result["next_cursor"]
     display = result["display"]
     assert (
@@ -47,28 +50,30 @@ async def test_channel_history_by_name_with_links_and_threads(
     assert "https://acme.slack.com/archives/C00000003/p1762160430000100" in display
     history = slack_server.calls("conversations.history")[0].params()
     assert history["channel"] == "C00000003"
-    more = await get_slack_channel_history(ctx, "C00000003", limit=5, cursor=result["next_cursor"])
+    more = model_view(
+        await get_slack_channel_history(ctx, "C00000003", limit=5, cursor=result["next_cursor"])
+    )
     assert "message 25" in more["display"]
 
 
 async def test_thread_replies(ctx: RunContext[CoDeps]) -> None:
-    result = await get_slack_thread_replies(ctx, "C00000001", "1762160430.000100")
+    result = model_view(await get_slack_thread_replies(ctx, "C00000001", "1762160430.000100"))
     assert result["count"] == 3 and result["has_more"] is False
     assert "reply 2" in result["display"]
     assert "?thread_ts=1762160430.000100&cid=C00000001" in result["display"]
 
 
 async def test_list_users_skips_deleted_and_bots(ctx: RunContext[CoDeps]) -> None:
-    first = await list_slack_users(ctx, limit=3)
+    first = model_view(await list_slack_users(ctx, limit=3))
     assert first["has_more"] is True and first["count"] == 2  # one deleted on this page
     assert "@alice — Alice Example (U0000001) · Engineer" in first["display"]
-    second = await list_slack_users(ctx, limit=3, cursor=first["next_cursor"])
+    second = model_view(await list_slack_users(ctx, limit=3, cursor=first["next_cursor"]))
     assert "@carol" in second["display"] and "cobot" not in second["display"]
     assert second["has_more"] is False
 
 
 async def test_post_message(ctx: RunContext[CoDeps], slack_server: FakeSlack) -> None:
-    result = await post_slack_message(ctx, "#general", "Hello *team*")
+    result = model_view(await post_slack_message(ctx, "#general", "Hello *team*"))
     assert result["channel"] == "C00000001" and result["ts"] == POSTED_TS
     assert "https://acme.slack.com/archives/C00000001/p1762160400000200" in result["display"]
     assert slack_server.posted == [{"channel": "C00000001", "text": "Hello *team*"}]
@@ -91,7 +96,7 @@ async def test_misuse_errors_become_model_retry(ctx: RunContext[CoDeps]) -> None
 
 async def test_invalid_auth_is_terminal(ctx: RunContext[CoDeps], slack_server: FakeSlack) -> None:
     ctx.deps.slack_bot_token = "xoxb-wrong"
-    result = await list_slack_users(ctx)
+    result = model_view(await list_slack_users(ctx))
     assert result["error"] is True and "invalid_auth" in result["display"]
     assert "SLACK_BOT_TOKEN" in result["display"]
     assert len(slack_server.received) == 1  # not retried
@@ -101,7 +106,7 @@ async def test_missing_scope_is_terminal(ctx: RunContext[CoDeps], slack_server: 
     slack_server.fail(
         "/api/users.list", 200, {"ok": False, "error": "missing_scope", "needed": "users:read"}
     )
-    result = await list_slack_users(ctx)
+    result = model_view(await list_slack_users(ctx))
     assert result["error"] is True and "users:read" in result["display"]
 
 
@@ -111,7 +116,7 @@ async def test_ratelimited_retries_after_the_servers_delay(
     slack_server.fail(
         "/api/conversations.list", 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": "2"}
     )
-    result = await list_slack_channels(ctx)
+    result = model_view(await list_slack_channels(ctx))
     assert result["count"] == 5
     assert sleeps.delays == [2.0]
     assert len(slack_server.calls("conversations.list")) == 2
@@ -122,7 +127,7 @@ async def test_server_errors_give_up_after_bounded_retries(
 ) -> None:
     ctx.deps.slack_team_url = "https://acme.slack.com/"
     slack_server.fail("/api/users.list", 500, "Internal Server Error", times=5)
-    result = await list_slack_users(ctx)
+    result = model_view(await list_slack_users(ctx))
     assert result["error"] is True and result["retryable"] is True
     assert "gave up after 3 tries" in result["display"]
     assert len(slack_server.calls("users.list")) == 3
@@ -135,14 +140,14 @@ async def test_long_retry_after_is_reported_not_waited(
     slack_server.fail(
         "/api/auth.test", 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": "120"}
     )
-    result = await list_slack_users(ctx)
+    result = model_view(await list_slack_users(ctx))
     assert result["error"] is True and "120s" in result["display"]
     assert sleeps.delays == []
 
 
 async def test_not_configured_says_how(ctx: RunContext[CoDeps], slack_server: FakeSlack) -> None:
     ctx.deps.slack_bot_token = None
-    result = await list_slack_channels(ctx)
+    result = model_view(await list_slack_channels(ctx))
     assert result["error"] is True and result["not_configured"] is True
     assert "SLACK_BOT_TOKEN" in result["display"]
     assert slack_server.received == []

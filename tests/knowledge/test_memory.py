@@ -15,7 +15,7 @@ from co_tui.memory.config import MemoryConfig
 from co_tui.memory.lifecycle import save_memory_entry
 from co_tui.memory.store import MemoryStore
 from co_tui.tools.memory import forget_memory, list_memories, recall_memory, save_memory
-from tests.helpers import make_deps
+from tests.helpers import make_deps, model_view
 from tests.knowledge.conftest import ctx_for
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
@@ -137,24 +137,26 @@ async def test_tools_across_two_sessions_and_forget(tmp_path: Path) -> None:
     one = make_deps(tmp_path, settings)
     two = make_deps(tmp_path, settings)
     assert one.session_id != two.session_id
-    saved = await save_memory(ctx_for(one), "The user takes oat milk in coffee.", ["drinks"])
+    saved = model_view(
+        await save_memory(ctx_for(one), "The user takes oat milk in coffee.", ["drinks"])
+    )
     await save_memory(ctx_for(one), "The user's sister Ana lives in Lisbon.")
     assert saved["action"] == "added" and "Saved memory #1" in saved["display"]
     assert (user_data_dir() / "memories").is_dir()
 
-    found = recall_memory(ctx_for(two), "what milk in coffee?")
+    found = model_view(recall_memory(ctx_for(two), "what milk in coffee?"))
     assert found["count"] >= 1 and found["memories"][0]["id"] == 1
     assert "oat milk" in found["display"]
-    assert (recall_memory(ctx_for(two), "Lisbon"))["memories"][0]["id"] == 2
-    assert (recall_memory(ctx_for(two), "quantum chromodynamics"))["count"] == 0
+    assert (model_view(recall_memory(ctx_for(two), "Lisbon")))["memories"][0]["id"] == 2
+    assert (model_view(recall_memory(ctx_for(two), "quantum chromodynamics")))["count"] == 0
 
-    listed = list_memories(ctx_for(two))
+    listed = model_view(list_memories(ctx_for(two)))
     assert listed["count"] == 2 and "#2" in listed["display"].splitlines()[1]
 
     assert forget_memory("1").startswith("Forgot memory #1")
     assert forget_memory("#1") == "No memory #1."
     assert "usage" in forget_memory("abc")
-    assert (list_memories(ctx_for(one)))["count"] == 1
+    assert (model_view(list_memories(ctx_for(one))))["count"] == 1
 
 
 async def test_save_memory_rejects_empty(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from co_tui.config.settings import Settings
 from co_tui.context.deps import CoDeps
 from co_tui.knowledge.notes_index import NotesIndex
 from co_tui.tools.obsidian import list_notes, read_note, search_notes
-from tests.helpers import make_deps
+from tests.helpers import make_deps, model_view
 from tests.knowledge.conftest import ctx_for, generate_vault, write
 
 
@@ -24,19 +24,22 @@ def paths(result: dict) -> list[str]:
 
 def test_and_semantics_word_boundaries_and_case(deps: CoDeps) -> None:
     ctx = ctx_for(deps)
-    both = search_notes(ctx, "BUDGET meeting")
+    both = model_view(search_notes(ctx, "BUDGET meeting"))
     assert paths(both) == ["projects/alpha.md"]
     assert both["count"] == 1 and both["has_more"] is False
     assert "budget meeting" in both["display"]  # snippet around the hit
 
-    budget = search_notes(ctx, "budget")
+    budget = model_view(search_notes(ctx, "budget"))
     # "Budgeting" is not the word "budget"; the hidden .obsidian note is not indexed.
     assert sorted(paths(budget)) == ["projects/alpha.md", "projects/beta.md"]
 
-    assert sorted(paths(search_notes(ctx, "coffee"))) == ["projects/alpha.md", "recipes/Café.md"]
-    assert paths(search_notes(ctx, "café")) == ["recipes/Café.md"]
-    assert paths(search_notes(ctx, "c++")) == ["c-notes.md"]
-    none = search_notes(ctx, "budget garden")
+    assert sorted(paths(model_view(search_notes(ctx, "coffee")))) == [
+        "projects/alpha.md",
+        "recipes/Café.md",
+    ]
+    assert paths(model_view(search_notes(ctx, "café"))) == ["recipes/Café.md"]
+    assert paths(model_view(search_notes(ctx, "c++"))) == ["c-notes.md"]
+    none = model_view(search_notes(ctx, "budget garden"))
     assert none["count"] == 0 and none["results"] == [] and "No notes" in none["display"]
 
 
@@ -54,14 +57,17 @@ def test_empty_query_and_unconfigured_vault_raise_model_retry(tmp_path: Path, de
 
 def test_tags_from_frontmatter_and_inline(deps: CoDeps) -> None:
     ctx = ctx_for(deps)
-    assert list_notes(ctx, "project")["notes"] == ["projects/alpha.md", "projects/beta.md"]
-    assert list_notes(ctx, "#work")["notes"] == ["projects/alpha.md"]  # nested work/q3
-    assert list_notes(ctx, "work/q3")["notes"] == ["projects/alpha.md"]
-    assert list_notes(ctx, "garden")["notes"] == ["daily/2026-01-05.md"]
-    assert list_notes(ctx, "Journal")["count"] == 1
+    assert model_view(list_notes(ctx, "project"))["notes"] == [
+        "projects/alpha.md",
+        "projects/beta.md",
+    ]
+    assert model_view(list_notes(ctx, "#work"))["notes"] == ["projects/alpha.md"]  # nested work/q3
+    assert model_view(list_notes(ctx, "work/q3"))["notes"] == ["projects/alpha.md"]
+    assert model_view(list_notes(ctx, "garden"))["notes"] == ["daily/2026-01-05.md"]
+    assert model_view(list_notes(ctx, "Journal"))["count"] == 1
     for not_tags in ("notatag", "123", "not"):
-        assert list_notes(ctx, not_tags)["count"] == 0
-    everything = list_notes(ctx)
+        assert model_view(list_notes(ctx, not_tags))["count"] == 0
+    everything = model_view(list_notes(ctx))
     assert everything["count"] == 5 and ".obsidian/workspace.md" not in everything["notes"]
 
 
@@ -89,7 +95,7 @@ def test_generated_vault_matches_a_brute_force_oracle(tmp_path: Path, query: str
     got: list[str] = []
     page = 1
     while True:
-        result = search_notes(ctx_for(deps), query, limit=7, page=page)
+        result = model_view(search_notes(ctx_for(deps), query, limit=7, page=page))
         assert result["count"] == len(expected)
         got += paths(result)
         if not result["has_more"]:
@@ -103,9 +109,9 @@ def test_pagination_past_the_end(tmp_path: Path) -> None:
     root = tmp_path / "gen"
     generate_vault(root, 40)
     deps = make_deps(tmp_path, Settings(obsidian_vault_path=str(root)))
-    first = search_notes(ctx_for(deps), "alpha", limit=5)
+    first = model_view(search_notes(ctx_for(deps), "alpha", limit=5))
     assert first["has_more"] and len(first["results"]) == 5 and "page=2" in first["display"]
-    late = search_notes(ctx_for(deps), "alpha", limit=5, page=99)
+    late = model_view(search_notes(ctx_for(deps), "alpha", limit=5, page=99))
     assert late["results"] == [] and not late["has_more"] and late["count"] == first["count"]
 
 

@@ -12,6 +12,7 @@ from pydantic_ai import ModelRetry
 from co_tui.context.deps import CoDeps
 from co_tui.knowledge.vault_paths import UnsafePathError, clean_name
 from co_tui.tools.obsidian import list_notes, read_note, search_notes
+from tests.helpers import model_view
 from tests.knowledge.conftest import SECRET, ctx_for, write
 from tests.sizes import examples
 
@@ -73,9 +74,9 @@ def test_symlinks_are_refused_and_not_indexed(deps: CoDeps, vault: Path) -> None
     with pytest.raises(ModelRetry, match="outdir is a symbolic link"):
         read_note(ctx, "outdir/outside-note.md")
     write(vault.parent, "outside-note.md", f"{SECRET} budget")
-    assert SECRET not in search_notes(ctx, "budget")["display"]
-    assert SECRET not in str(search_notes(ctx, SECRET.split("-")[-1]))
-    listed = list_notes(ctx)["notes"]
+    assert SECRET not in model_view(search_notes(ctx, "budget"))["display"]
+    assert SECRET not in str(model_view(search_notes(ctx, SECRET.split("-")[-1])))
+    listed = model_view(list_notes(ctx))["notes"]
     assert "leak.md" not in listed and not any(p.startswith("outdir/") for p in listed)
     assert "inner.md" not in listed and "projects/beta.md" in listed
 

@@ -236,6 +236,22 @@ async def test_a_server_dying_mid_session_fails_its_calls_not_the_turn(
     assert "crash" in [c["tool"] for c in calls(log)]
 
 
+@pytest.mark.slow
+async def test_a_dead_servers_call_shows_its_failure_in_the_transcript(
+    tmp_path: Path, connected: tuple[Settings, MCPConnection, Path]
+) -> None:
+    _, connection, _ = connected
+    result, frontend = await turn(
+        bundle_calling(connection, Call("demo_crash", {}, "c1")), tmp_path
+    )
+    assert result.ok and result.output == "done"
+    (shown,) = frontend.of("tool_result")
+    assert shown.tool_name == "demo_crash" and shown.status == "failed"
+    assert shown.display is not None
+    assert shown.display.startswith("The MCP server 'demo' failed")
+    assert "do not call them again" in shown.display
+
+
 @pytest.mark.parametrize("fetch", ["allow", "ask", "deny"])
 @pytest.mark.parametrize("search", ["allow", "deny"])
 async def test_the_names_taken_by_built_ins_are_the_tools_the_agent_registers(

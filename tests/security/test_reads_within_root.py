@@ -29,7 +29,7 @@ from co_tui.safety.safe_read import ReadRefused, list_within, read_text_within, 
 from co_tui.skills import discover_skills, list_skills_display, skills_prompt_section
 from co_tui.tools.obsidian import list_notes, read_note, search_notes
 from co_tui.turn.runner import run_turn
-from tests.helpers import Call, ScriptedModel, make_bundle, make_deps
+from tests.helpers import Call, ScriptedModel, make_bundle, make_deps, model_view
 from tests.knowledge.conftest import ctx_for
 from tests.servers.fake_openai import Reply, serve, text, tool_call
 from tests.test_headless import openai_env, spawn_cli
@@ -259,10 +259,10 @@ def test_linked_notes_are_refused_and_never_indexed(
             read_note(ctx, name)
         assert SECRET not in str(refused.value)
     assert "alpha budget" in read_note(ctx, "projects/alpha")
-    assert list_notes(ctx)["notes"] == ["projects/alpha.md"]
-    assert SECRET not in str(search_notes(ctx, "budget"))
-    assert search_notes(ctx, SECRET.split("-")[-1])["count"] == 0
-    assert search_notes(ctx, hostname)["count"] == 0
+    assert model_view(list_notes(ctx))["notes"] == ["projects/alpha.md"]
+    assert SECRET not in str(model_view(search_notes(ctx, "budget")))
+    assert model_view(search_notes(ctx, SECRET.split("-")[-1]))["count"] == 0
+    assert model_view(search_notes(ctx, hostname))["count"] == 0
 
 
 async def test_linked_notes_through_a_turn(tmp_path: Path, vault: Path) -> None:
@@ -352,7 +352,7 @@ def test_a_note_swapped_with_a_link_mid_read_never_leaks(tmp_path: Path, host: P
     ctx = ctx_for(deps)
     with Swapper(vault / "note.md", vault / ".swap") as swapper:
         seen = list(_attempts(lambda: read_note(ctx, "note.md")))
-        searched = [str(search_notes(ctx, "budget")) for _ in range(50)]
+        searched = [str(model_view(search_notes(ctx, "budget"))) for _ in range(50)]
     assert swapper.swaps > 100
     assert all(SECRET not in s for s in seen if s is not None)
     assert all(SECRET not in s for s in searched)
@@ -369,12 +369,12 @@ def test_a_folder_swapped_with_a_link_mid_read_never_leaks(tmp_path: Path, host:
     ctx = ctx_for(deps)
     with Swapper(vault / "sub", vault / ".swap") as swapper:
         seen = list(_attempts(lambda: read_note(ctx, "sub/n.md")))
-        listed = [list_notes(ctx)["notes"] for _ in range(50)]
+        listed = [model_view(list_notes(ctx))["notes"] for _ in range(50)]
     assert swapper.swaps > 100
     assert all(SECRET not in s for s in seen if s is not None)
     assert all(n in ([], ["sub/n.md"]) for n in listed)
     assert any(s is not None and INSIDE in s for s in seen) and None in seen
-    assert SECRET not in str(search_notes(ctx, "budget"))
+    assert SECRET not in str(model_view(search_notes(ctx, "budget")))
 
 
 @needs_exchange

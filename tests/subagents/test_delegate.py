@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 from co_tui.config.settings import Settings
 from co_tui.protocol.recording import RecordingFrontend
@@ -16,6 +22,7 @@ from tests.subagents.scripts import (
     TASK_A,
     TASK_B,
     DelegatingScript,
+    first_prompt,
 )
 
 
@@ -125,3 +132,46 @@ async def test_headless_prints_only_the_parents_text(tmp_path: Path) -> None:
     assert result.ok
     assert out.getvalue() == f"{result.output}\n"  # the final answer only
     assert frontend.usage is not None and frontend.usage.requests == 5
+
+
+def delegate_results(frontend: RecordingFrontend, parent: str) -> list[Any]:
+    return [
+        e
+        for e in frontend.of("tool_result")
+        if e.session_id == parent and e.tool_name == "delegate"
+    ]
+
+
+async def test_each_subagents_report_shows_under_its_delegate_call(tmp_path: Path) -> None:
+    bundle = make_bundle(DelegatingScript().model(), Settings())
+    deps = make_deps(tmp_path)
+    frontend = RecordingFrontend()
+    result = await run_turn(bundle.agent, PARENT_PROMPT, deps=deps, history=[], frontend=frontend)
+    assert result.ok, result.error
+    shown = delegate_results(frontend, deps.session_id)
+    assert len(shown) == 2 and all(e.status == "ok" for e in shown)
+    assert all(e.display and e.display.startswith("sub-agent answered (") for e in shown)
+    assert all(e.content == e.display for e in shown)
+
+
+async def test_a_failed_subagent_shows_as_a_failed_call(tmp_path: Path) -> None:
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        if first_prompt(messages) == "look it up":  # the sub-agent: its provider fails
+            raise RuntimeError("provider exploded")
+        if tool_returns(messages):
+            yield "carried on"
+            return
+        args = json.dumps({"task": "look it up"})
+        yield {0: DeltaToolCall(name="delegate", json_args=args, tool_call_id="d1")}
+
+    bundle = make_bundle(FunctionModel(stream_function=stream, model_name="fn"), Settings())
+    deps = make_deps(tmp_path)
+    frontend = RecordingFrontend()
+    result = await run_turn(bundle.agent, "go", deps=deps, history=[], frontend=frontend)
+    assert result.ok and result.output == "carried on"
+    (shown,) = delegate_results(frontend, deps.session_id)
+    assert shown.status == "failed"
+    assert shown.display is not None and shown.display.startswith("sub-agent failed (")
+    assert "RuntimeError: provider exploded" in shown.display
+    (part,) = tool_returns(result.messages)
+    assert part.content["error"] == "RuntimeError: provider exploded"  # what the model reads

@@ -7,9 +7,9 @@ itself, so the guard counts the report as what it read.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import ModelRetry, RunContext, ToolReturn
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
@@ -17,6 +17,8 @@ from co_tui.context.deps import CoDeps
 from co_tui.policy.egress import Source
 from co_tui.policy.egress_session import run_sources, run_typed
 from co_tui.protocol.frontend import NullFrontend
+from co_tui.protocol.tool_display import ToolDisplay
+from co_tui.tools.tool_return import tool_return
 from co_tui.turn.subagents import read_only_tools, run_subagent
 
 MAX_TASK_CHARS = 4000
@@ -24,7 +26,7 @@ MAX_TASK_CHARS = 4000
 
 async def delegate(
     ctx: RunContext[CoDeps], task: str, tools: list[str] | None = None
-) -> dict[str, Any]:
+) -> ToolReturn:
     """Hand a self-contained research task to a sub-agent and get back its final report.
 
     Use it for independent look-ups that can run side by side: call it several times in one
@@ -66,16 +68,18 @@ async def delegate(
     tokens = result.usage.input_tokens + result.usage.output_tokens
     summary = f"{result.usage.requests} request(s), {tokens:,} tokens"
     if result.error is not None:
-        return {
-            "display": f"sub-agent failed ({summary}): {result.error}",
-            "error": result.error,
-            "session_id": result.session_id,
-        } | _read(result.sources)  # what it read before it failed still counts
-    return {
-        "display": f"sub-agent answered ({summary})",
-        "answer": result.output or "",
-        "session_id": result.session_id,
-    } | _read(result.sources)
+        return tool_return(
+            ToolDisplay(f"sub-agent failed ({summary}): {result.error}", error=True),
+            error=result.error,
+            session_id=result.session_id,
+            **_read(result.sources),  # what it read before it failed still counts
+        )
+    return tool_return(
+        ToolDisplay(f"sub-agent answered ({summary})"),
+        answer=result.output or "",
+        session_id=result.session_id,
+        **_read(result.sources),
+    )
 
 
 def _read(sources: tuple[Source, ...]) -> dict[str, list[str]]:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic_ai import ToolReturn
 from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, WrapperToolset
 
 from co_tui.config.settings import MCPServerConfig, Settings
@@ -47,6 +48,7 @@ from co_tui.integrations.mcp import (
     mcp_log_path,
     tool_prefix,
 )
+from co_tui.tools.errors import terminal_error
 
 if TYPE_CHECKING:
     from pydantic_ai import RunContext
@@ -168,12 +170,11 @@ class _GuardedToolset(WrapperToolset[Any]):
     server: str = ""
     local: bool = False
 
-    def _failed(self, exc: BaseException) -> dict[str, Any]:
-        return {
-            "display": f"The MCP server '{self.server}' failed: {describe_failure(exc)}. "
-            "Its tools are unavailable for the rest of this session: do not call them again.",
-            "error": True,
-        }
+    def _failed(self, exc: BaseException) -> ToolReturn:
+        return terminal_error(
+            f"The MCP server '{self.server}' failed: {describe_failure(exc)}. "
+            "Its tools are unavailable for the rest of this session: do not call them again."
+        )
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
         import anyio

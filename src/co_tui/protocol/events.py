@@ -104,7 +104,7 @@ class ToolResult:
     tool_name: str
     status: ToolStatus
     content: str  # the result as text
-    display: str | None = None  # a tool's `display` field, shown verbatim
+    display: str | None = None  # the text of the tool's `ToolDisplay`, shown verbatim
     duration_s: float | None = None
 
 

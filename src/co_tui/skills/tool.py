@@ -6,11 +6,13 @@ import asyncio
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import ModelRetry, RunContext, ToolReturn
 
 from co_tui.context.deps import CoDeps
+from co_tui.protocol.tool_display import ToolDisplay
 from co_tui.safety.safe_read import ReadRefused
 from co_tui.skills import MAX_SKILL_BYTES, Skill, discover_skills, skills_prompt_section
+from co_tui.tools.tool_return import tool_return
 
 if TYPE_CHECKING:
     from pydantic_ai import Agent
@@ -32,7 +34,7 @@ def _read_file(skill: Skill, file: str) -> str:
         raise ModelRetry(f"Cannot read '{file}' of skill '{skill.name}': {exc.reason}.") from None
 
 
-async def load_skill(ctx: RunContext[CoDeps], name: str, file: str | None = None) -> dict[str, Any]:
+async def load_skill(ctx: RunContext[CoDeps], name: str, file: str | None = None) -> ToolReturn:
     """Load a skill's full instructions before doing the task it covers (skills are listed
     in the system prompt). Follow the instructions it returns.
 
@@ -47,18 +49,17 @@ async def load_skill(ctx: RunContext[CoDeps], name: str, file: str | None = None
         raise ModelRetry(f"There is no skill named '{name}'. Available skills: {known}.")
     if file:
         text = await asyncio.to_thread(_read_file, skill, file)
-        return {"display": f"Read `{file}` of skill `{skill.name}`.", "skill": skill.name,
-                "file": file, "content": text}  # fmt: skip
-    result: dict[str, Any] = {
-        "display": f"Loaded skill `{skill.name}` ({skill.origin}).",
+        read = ToolDisplay(f"Read `{file}` of skill `{skill.name}`.")
+        return tool_return(read, skill=skill.name, file=file, content=text)
+    fields: dict[str, Any] = {
         "skill": skill.name,
         "instructions": skill.body,
         "directory": str(skill.path),
     }
     if skill.files:
-        result["files"] = list(skill.files)
-        result["files_note"] = "Read one with load_skill(name, file=...)."
-    return result
+        fields["files"] = list(skill.files)
+        fields["files_note"] = "Read one with load_skill(name, file=...)."
+    return tool_return(ToolDisplay(f"Loaded skill `{skill.name}` ({skill.origin})."), **fields)
 
 
 async def skills_instructions(ctx: RunContext[CoDeps]) -> str | None:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     pass
 from co_tui.store import schema
 from co_tui.store.schema import MIGRATIONS
+from co_tui.store.tool_displays import restore_displays
 
 TITLE_CHARS = 80
 
@@ -58,7 +59,9 @@ def encode_message(message: ModelMessage) -> bytes:
 
 
 def decode_messages(rows: Sequence[bytes]) -> list[ModelMessage]:
-    return ModelMessagesTypeAdapter.validate_json(b"[" + b",".join(rows) + b"]")
+    messages = ModelMessagesTypeAdapter.validate_json(b"[" + b",".join(rows) + b"]")
+    restore_displays(messages)
+    return messages
 
 
 def visible_args(args: dict[str, Any], limit: int = 200) -> str:

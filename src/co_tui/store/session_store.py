@@ -85,6 +85,7 @@ from co_tui.store.schema import (
     read_as_current,
     schema_version,
 )
+from co_tui.store.tool_displays import restore_displays
 
 RECHECK_TAIL = 2  # re-serialise the last saved messages too, in case one changed in place
 
@@ -719,6 +720,7 @@ class SessionStore:
                 f"session {info.id[:8]}: a summary of its earlier messages cannot be read; "
                 "the session was left untouched"
             ) from None
+        restore_displays(replacement)
         known: CompactionKind = kind if kind in ("window", "compact", "overflow") else "window"  # type: ignore[assignment]
         return Compaction(upto, tuple(replacement), known, trim_through)
 

@@ -2,7 +2,8 @@
 
 | kind      | what the tool does                                                   |
 | --------- | -------------------------------------------------------------------- |
-| TERMINAL  | returns {"display": ..., "error": True}: the model picks another way |
+| TERMINAL  | returns an error `ToolDisplay` (the model reads `"error": true`): it |
+|           | picks another way; the call shows as failed                          |
 | TRANSIENT | retried here with capped backoff (honouring Retry-After), then a     |
 |           | terminal-style result saying the service is busy                     |
 | MISUSE    | raises ModelRetry with a hint: the model corrects its arguments      |
@@ -20,9 +21,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NoReturn, TypeVar
 
-from pydantic_ai import ModelRetry
+from pydantic_ai import ModelRetry, ToolReturn
 
 from co_tui.integrations.retry import RetryPolicy
+from co_tui.protocol.tool_display import ToolDisplay
+from co_tui.tools.tool_return import tool_return
 
 T = TypeVar("T")
 
@@ -50,8 +53,10 @@ class ToolFailure(Exception):
         self.attempts = attempts
 
 
-def terminal_error(message: str, **metadata: Any) -> dict[str, Any]:
-    return {"display": message, "error": True, **metadata}
+def terminal_error(message: str, **fields: Any) -> ToolReturn:
+    """The model reads `{"display": message, "error": True, **fields}`; the user sees the
+    message as a failed call."""
+    return tool_return(ToolDisplay(message, error=True), error=True, **fields)
 
 
 class NotConfigured(ToolFailure):
@@ -68,7 +73,7 @@ def not_configured(service: str, how: str) -> NoReturn:
     raise NotConfigured(ClassifiedError(ToolErrorKind.TERMINAL, message))
 
 
-def handle_tool_error(failure: ToolFailure, service: str) -> dict[str, Any]:
+def handle_tool_error(failure: ToolFailure, service: str) -> ToolReturn:
     """MISUSE raises ModelRetry; TERMINAL and exhausted TRANSIENT become an error result."""
     err = failure.error
     if isinstance(failure, NotConfigured):

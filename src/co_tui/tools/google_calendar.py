@@ -5,11 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import ModelRetry, RunContext, ToolReturn
 
 from co_tui.context.deps import CoDeps
+from co_tui.protocol.tool_display import ToolDisplay
 from co_tui.tools.errors import ToolFailure, handle_tool_error
 from co_tui.tools.google_api import google_call
+from co_tui.tools.tool_return import tool_return
 
 SERVICE = "Google Calendar"
 MAX_RESULTS = 100
@@ -64,7 +66,7 @@ async def _events(
     days_back: int,
     days_ahead: int,
     max_results: int,
-) -> dict[str, Any]:
+) -> ToolReturn:
     if days_back < 0 or days_ahead < 0:
         raise ModelRetry("days_back and days_ahead count days from now and must be >= 0.")
     if days_back + days_ahead > MAX_DAYS:
@@ -98,16 +100,16 @@ async def _events(
     title = f"Events matching {query!r}" if query else "Events"
     has_more = bool(result.get("nextPageToken"))
     if not events:
-        return {"display": f"{title}, {span}: none.", "count": 0, "has_more": False}
+        return tool_return(ToolDisplay(f"{title}, {span}: none."), count=0, has_more=False)
     lines = [f"{title}, {span}:"] + [_format_event(i, e) for i, e in enumerate(events, 1)]
     if has_more:
         lines.append("More events exist: narrow the range or raise max_results.")
-    return {"display": "\n".join(lines), "count": len(events), "has_more": has_more}
+    return tool_return(ToolDisplay("\n".join(lines)), count=len(events), has_more=has_more)
 
 
 async def list_calendar_events(
     ctx: RunContext[CoDeps], days_ahead: int = 1, days_back: int = 0, max_results: int = 25
-) -> dict[str, Any]:
+) -> ToolReturn:
     """List calendar events from `days_back` days ago to `days_ahead` days from now.
 
     Args:
@@ -124,7 +126,7 @@ async def search_calendar_events(
     days_back: int = 30,
     days_ahead: int = 30,
     max_results: int = 25,
-) -> dict[str, Any]:
+) -> ToolReturn:
     """Search calendar events by text (title, description, location, attendees).
 
     Args:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import ModelRetry, RunContext, ToolReturn
 
 from co_tui.context.deps import CoDeps
+from co_tui.protocol.tool_display import ToolDisplay
 from co_tui.tools.errors import ToolFailure, handle_tool_error
 from co_tui.tools.google_api import google_call
+from co_tui.tools.tool_return import tool_return
 
 SERVICE = "Google Drive"
 PAGE_SIZE = 10
@@ -46,7 +48,7 @@ def _format_file(index: int, f: dict[str, Any]) -> str:
     return f"{index}. {f.get('name', '(untitled)')} ({meta})\n   {link}\n   id: {f.get('id')}"
 
 
-async def search_drive(ctx: RunContext[CoDeps], query: str, page: int = 1) -> dict[str, Any]:
+async def search_drive(ctx: RunContext[CoDeps], query: str, page: int = 1) -> ToolReturn:
     """Search Google Drive files by name and content. Returns files with links and ids.
 
     Args:
@@ -89,23 +91,20 @@ async def search_drive(ctx: RunContext[CoDeps], query: str, page: int = 1) -> di
         del tokens[page - 1 :]
         tokens.append(next_token)
     if not files:
-        return {
-            "display": f"No Drive files match {query!r} (page {page}).",
-            "count": 0,
-            "page": page,
-            "has_more": False,
-        }
+        return tool_return(
+            ToolDisplay(f"No Drive files match {query!r} (page {page})."),
+            count=0,
+            page=page,
+            has_more=False,
+        )
     start = (page - 1) * PAGE_SIZE + 1
     lines = [f"Drive files matching {query!r} (page {page}):"]
     lines += [_format_file(start + i, f) for i, f in enumerate(files)]
     if next_token:
         lines.append(f"More results: search_drive(query, page={page + 1}).")
-    return {
-        "display": "\n".join(lines),
-        "count": len(files),
-        "page": page,
-        "has_more": bool(next_token),
-    }
+    return tool_return(
+        ToolDisplay("\n".join(lines)), count=len(files), page=page, has_more=bool(next_token)
+    )
 
 
 def _decode(data: bytes | str) -> str | None:
@@ -116,7 +115,7 @@ def _decode(data: bytes | str) -> str | None:
     return data.decode("utf-8", errors="replace")
 
 
-async def read_drive_file(ctx: RunContext[CoDeps], file_id: str) -> str | dict[str, Any]:
+async def read_drive_file(ctx: RunContext[CoDeps], file_id: str) -> ToolReturn:
     """Read a Drive file's text (Google Docs as plain text, Sheets as CSV).
 
     Args:
@@ -152,16 +151,18 @@ async def read_drive_file(ctx: RunContext[CoDeps], file_id: str) -> str | dict[s
     header = f"{name}\n{link}\n"
     mime = str(meta.get("mimeType", ""))
     if mime.startswith("application/vnd.google-apps.") and mime not in EXPORT_TYPES:
-        return (
-            f"{header}\nThis is a {mime.rsplit('.', 1)[-1]}, which has no text form. Open the link."
+        kind = mime.rsplit(".", 1)[-1]
+        return ToolReturn(
+            return_value=f"{header}\nThis is a {kind}, which has no text form. Open the link."
         )
     text = _decode(data[:READ_LIMIT_BYTES])
     if text is None:
-        return (
-            f"{header}\nThis is a binary file ({mime or 'unknown type'}). Open the link to view it."
+        kind = mime or "unknown type"
+        return ToolReturn(
+            return_value=f"{header}\nThis is a binary file ({kind}). Open the link to view it."
         )
     note = f"\n\n[truncated: showing the first {READ_LIMIT_BYTES:,} bytes]" if truncated else ""
-    return f"{header}\n{text}{note}"
+    return ToolReturn(return_value=f"{header}\n{text}{note}")
 
 
 # Registered by build_agent (tools/catalog.py); whether a call asks: policy/tool_specs.py.

@@ -14,13 +14,15 @@ from email.message import EmailMessage
 from email.utils import getaddresses
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import ModelRetry, RunContext, ToolReturn
 
 from co_tui.context.deps import CoDeps
 from co_tui.policy.egress_session import source_labels
+from co_tui.protocol.tool_display import ToolDisplay
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools.errors import ToolFailure, handle_tool_error
 from co_tui.tools.google_api import google_call
+from co_tui.tools.tool_return import tool_return
 
 SERVICE = "Gmail"
 MAX_RESULTS = 50
@@ -58,7 +60,7 @@ def _format_message(index: int, msg: dict[str, Any]) -> str:
 
 async def _messages(
     ctx: RunContext[CoDeps], query: str | None, max_results: int, title: str
-) -> dict[str, Any]:
+) -> ToolReturn:
     if not 1 <= max_results <= MAX_RESULTS:
         raise ModelRetry(f"max_results must be between 1 and {MAX_RESULTS}.")
 
@@ -83,17 +85,17 @@ async def _messages(
     except ToolFailure as failure:
         return handle_tool_error(failure, SERVICE)
     if not messages:
-        return {"display": f"{title}: no messages.", "count": 0, "has_more": False}
+        return tool_return(ToolDisplay(f"{title}: no messages."), count=0, has_more=False)
     lines = [f"{title}:"] + [_format_message(i, m) for i, m in enumerate(messages, start=1)]
     if has_more:
         lines.append("More messages exist: narrow the search or raise max_results.")
     # Who wrote them: the egress guard names this result "email from …".
     senders = list(dict.fromkeys(s for s in map(_sender, messages) if s))
-    display = "\n".join(lines)
-    return {"display": display, "count": len(messages), "has_more": has_more, "senders": senders}
+    display = ToolDisplay("\n".join(lines))
+    return tool_return(display, count=len(messages), has_more=has_more, senders=senders)
 
 
-async def list_emails(ctx: RunContext[CoDeps], max_results: int = 10) -> dict[str, Any]:
+async def list_emails(ctx: RunContext[CoDeps], max_results: int = 10) -> ToolReturn:
     """List the newest emails in the inbox, with links to open them in Gmail.
 
     Args:
@@ -102,9 +104,7 @@ async def list_emails(ctx: RunContext[CoDeps], max_results: int = 10) -> dict[st
     return await _messages(ctx, None, max_results, "Newest inbox messages")
 
 
-async def search_emails(
-    ctx: RunContext[CoDeps], query: str, max_results: int = 10
-) -> dict[str, Any]:
+async def search_emails(ctx: RunContext[CoDeps], query: str, max_results: int = 10) -> ToolReturn:
     """Search emails with Gmail search syntax, with links to open them in Gmail.
 
     Args:
@@ -143,7 +143,7 @@ def build_mime(to: str, subject: str, body: str, cc: str | None = None) -> Email
 
 async def draft_email(
     ctx: RunContext[CoDeps], to: str, subject: str, body: str, cc: str | None = None
-) -> str | dict[str, Any]:
+) -> ToolReturn:
     """Create a Gmail draft (not sent). The user reviews and sends it from Gmail.
 
     Args:
@@ -168,7 +168,10 @@ async def draft_email(
             return handle_tool_error(failure, SERVICE)
     message_id = draft.get("message", {}).get("id", "")
     link = f"https://mail.google.com/mail/u/0/#drafts?compose={message_id}"
-    return f"Draft created for {to}: {subject!r} (draft id {draft.get('id')}). Open it: {link}"
+    draft_id = draft.get("id")
+    return ToolReturn(
+        return_value=f"Draft created for {to}: {subject!r} (draft id {draft_id}). Open it: {link}"
+    )
 
 
 # Registered by build_agent (tools/catalog.py); whether a call asks: policy/tool_specs.py.

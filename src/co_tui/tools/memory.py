@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import ModelRetry, RunContext, ToolReturn
 from pydantic_ai.models import Model
 
 from co_tui.context.deps import CoDeps
@@ -17,6 +17,8 @@ from co_tui.memory.config import memories_dir
 from co_tui.memory.lifecycle import save_memory_entry
 from co_tui.memory.recall import recall
 from co_tui.memory.store import Memory, MemoryStore
+from co_tui.protocol.tool_display import ToolDisplay
+from co_tui.tools.tool_return import tool_return
 
 MAX_MEMORY_CHARS = 4000
 LIST_LIMIT = 100
@@ -35,7 +37,7 @@ def _problems_note(problems: list[str]) -> list[str]:
 
 async def save_memory(
     ctx: RunContext[CoDeps], content: str, tags: list[str] | None = None
-) -> dict[str, Any]:
+) -> ToolReturn:
     """Remember a fact about the user or their work for future sessions.
 
     Args:
@@ -55,15 +57,15 @@ async def save_memory(
         how = f"summarised into #{outcome.summary.id}" if outcome.summary else "removed"
         lines.append(f"{len(outcome.decayed_ids)} oldest memories {how} (memory limit).")
     lines.extend(outcome.warnings)
-    return {
-        "display": "\n".join(lines),
-        "id": outcome.memory.id,
-        "action": outcome.action,
-        "decayed": outcome.decayed_ids,
-    }
+    return tool_return(
+        ToolDisplay("\n".join(lines)),
+        id=outcome.memory.id,
+        action=outcome.action,
+        decayed=outcome.decayed_ids,
+    )
 
 
-def recall_memory(ctx: RunContext[CoDeps], query: str, limit: int = 5) -> dict[str, Any]:
+def recall_memory(ctx: RunContext[CoDeps], query: str, limit: int = 5) -> ToolReturn:
     """Look up saved memories about the user relevant to a query.
 
     Args:
@@ -81,14 +83,14 @@ def recall_memory(ctx: RunContext[CoDeps], query: str, limit: int = 5) -> dict[s
         ]
     else:
         lines = [f"No memories match {query!r}."]
-    return {
-        "display": "\n".join(lines + _problems_note(loaded.problems)),
-        "count": len(found),
-        "memories": [{"id": m.id, "content": m.content, "tags": m.tags} for m in found],
-    }
+    return tool_return(
+        ToolDisplay("\n".join(lines + _problems_note(loaded.problems))),
+        count=len(found),
+        memories=[{"id": m.id, "content": m.content, "tags": m.tags} for m in found],
+    )
 
 
-def list_memories(ctx: RunContext[CoDeps]) -> dict[str, Any]:
+def list_memories(ctx: RunContext[CoDeps]) -> ToolReturn:
     """List every saved memory (newest first) with its id, date and tags."""
     loaded = MemoryStore(ctx.deps.memory.path).load()
     newest = sorted(loaded.memories, key=lambda m: (m.updated, m.id), reverse=True)
@@ -97,11 +99,11 @@ def list_memories(ctx: RunContext[CoDeps]) -> dict[str, Any]:
     lines += [f"- {_line(m)}" for m in shown]
     if len(newest) > len(shown):
         lines.append(f"… and {len(newest) - len(shown)} older; use recall_memory to search.")
-    return {
-        "display": "\n".join(lines + _problems_note(loaded.problems)),
-        "count": len(newest),
-        "has_more": len(newest) > len(shown),
-    }
+    return tool_return(
+        ToolDisplay("\n".join(lines + _problems_note(loaded.problems))),
+        count=len(newest),
+        has_more=len(newest) > len(shown),
+    )
 
 
 def forget_memory(memory_id: str | int, directory: Path | None = None) -> str:

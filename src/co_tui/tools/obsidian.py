@@ -13,12 +13,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import ModelRetry, RunContext, ToolReturn
 
 from co_tui.context.deps import CoDeps
 from co_tui.knowledge.notes_index import NotesIndex, keyword_pattern, split_keywords
 from co_tui.knowledge.vault_paths import UnsafePathError, clean_name
+from co_tui.protocol.tool_display import ToolDisplay
 from co_tui.safety.safe_read import NOT_REGULAR, NotFound, ReadRefused, read_text_within
+from co_tui.tools.tool_return import tool_return
 
 MAX_LIMIT = 50
 LIST_LIMIT = 200
@@ -72,9 +74,7 @@ def _snippets(body: str, keywords: list[str], max_snippets: int = 2) -> list[str
     return out
 
 
-def search_notes(
-    ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int = 1
-) -> dict[str, Any]:
+def search_notes(ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int = 1) -> ToolReturn:
     """Search the Obsidian vault: notes containing ALL the keywords (whole words, any case).
 
     Args:
@@ -110,16 +110,12 @@ def search_notes(
         if has_more:
             lines.append(f"More results: call search_notes with page={page + 1}.")
         display = "\n".join(lines)
-    return {
-        "display": display,
-        "count": total,
-        "page": page,
-        "has_more": has_more,
-        "results": results,
-    }
+    return tool_return(
+        ToolDisplay(display), count=total, page=page, has_more=has_more, results=results
+    )
 
 
-def list_notes(ctx: RunContext[CoDeps], tag: str | None = None) -> dict[str, Any]:
+def list_notes(ctx: RunContext[CoDeps], tag: str | None = None) -> ToolReturn:
     """List the notes in the Obsidian vault, optionally only those with a tag.
 
     Args:
@@ -142,12 +138,12 @@ def list_notes(ctx: RunContext[CoDeps], tag: str | None = None) -> dict[str, Any
         if len(notes) > len(shown):
             lines.append(f"… and {len(notes) - len(shown)} more; narrow with a tag or search.")
         display = "\n".join(lines)
-    return {
-        "display": display,
-        "count": len(notes),
-        "has_more": len(notes) > len(shown),
-        "notes": [path for path, _ in shown],
-    }
+    return tool_return(
+        ToolDisplay(display),
+        count=len(notes),
+        has_more=len(notes) > len(shown),
+        notes=[path for path, _ in shown],
+    )
 
 
 def _close_matches(index: NotesIndex, name: str) -> str:

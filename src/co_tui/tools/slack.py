@@ -12,11 +12,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import ModelRetry, RunContext, ToolReturn
 
 from co_tui.config.settings import Settings
 from co_tui.context.deps import CoDeps
 from co_tui.policy.egress_session import source_labels
+from co_tui.protocol.tool_display import ToolDisplay
 from co_tui.telemetry.tracing import traced_egress
 from co_tui.tools.errors import (
     ToolFailure,
@@ -25,6 +26,7 @@ from co_tui.tools.errors import (
     handle_tool_error,
     not_configured,
 )
+from co_tui.tools.tool_return import tool_return
 
 T = TypeVar("T")
 
@@ -134,18 +136,18 @@ def _paged(data: dict[str, Any]) -> tuple[bool, str | None]:
 
 def _page_result(
     lines: list[str], count: int, has_more: bool, cursor: str | None, **meta: Any
-) -> dict[str, Any]:
+) -> ToolReturn:
     if has_more and cursor:
         lines.append(f"More: call again with cursor={cursor!r}.")
-    result: dict[str, Any] = {"display": "\n".join(lines), "count": count, "has_more": has_more}
+    fields: dict[str, Any] = {"count": count, "has_more": has_more}
     if cursor:
-        result["next_cursor"] = cursor
-    return result | meta
+        fields["next_cursor"] = cursor
+    return tool_return(ToolDisplay("\n".join(lines)), **(fields | meta))
 
 
 async def post_slack_message(
     ctx: RunContext[CoDeps], channel: str, text: str, thread_ts: str | None = None
-) -> dict[str, Any]:
+) -> ToolReturn:
     """Post a message to a Slack channel (or reply in a thread).
 
     Args:
@@ -169,11 +171,8 @@ async def post_slack_message(
     ts = str(data.get("ts", ""))
     link = message_link(team_url, posted_channel, ts, thread_ts)
     where = "thread reply" if thread_ts else "message"
-    return {
-        "display": f"Posted {where} to {channel} (ts {ts}): {link}",
-        "channel": posted_channel,
-        "ts": ts,
-    }
+    posted = ToolDisplay(f"Posted {where} to {channel} (ts {ts}): {link}")
+    return tool_return(posted, channel=posted_channel, ts=ts)
 
 
 async def _post(
@@ -196,7 +195,7 @@ async def list_slack_channels(
     limit: int = 20,
     types: str = "public_channel",
     cursor: str | None = None,
-) -> dict[str, Any]:
+) -> ToolReturn:
     """List Slack channels with ids, member counts, topics and links.
 
     Args:
@@ -224,7 +223,7 @@ async def list_slack_channels(
     channels = data.get("channels", [])
     has_more, next_cursor = _paged(data)
     if not channels:
-        return {"display": "No channels.", "count": 0, "has_more": False}
+        return tool_return(ToolDisplay("No channels."), count=0, has_more=False)
     lines = ["Slack channels:"]
     for i, ch in enumerate(channels, 1):
         topic = (ch.get("topic") or {}).get("value") or (ch.get("purpose") or {}).get("value")
@@ -239,7 +238,7 @@ async def list_slack_channels(
 
 async def get_slack_channel_history(
     ctx: RunContext[CoDeps], channel: str, limit: int = 15, cursor: str | None = None
-) -> dict[str, Any]:
+) -> ToolReturn:
     """Recent messages of a channel, newest first, with links.
 
     Args:
@@ -260,7 +259,7 @@ async def get_slack_channel_history(
     messages = data.get("messages", [])
     has_more, next_cursor = _paged(data)
     if not messages:
-        return {"display": f"No messages in {channel}.", "count": 0, "has_more": False}
+        return tool_return(ToolDisplay(f"No messages in {channel}."), count=0, has_more=False)
     lines = [f"Messages in {channel} (newest first):"]
     lines += [_format_message(team_url, channel_id, i, m) for i, m in enumerate(messages, 1)]
     return _page_result(lines, len(messages), has_more, next_cursor)
@@ -272,7 +271,7 @@ async def get_slack_thread_replies(
     thread_ts: str,
     limit: int = 20,
     cursor: str | None = None,
-) -> dict[str, Any]:
+) -> ToolReturn:
     """The replies in a thread (the parent message first), with links.
 
     Args:
@@ -306,7 +305,7 @@ async def get_slack_thread_replies(
 
 async def list_slack_users(
     ctx: RunContext[CoDeps], limit: int = 30, cursor: str | None = None
-) -> dict[str, Any]:
+) -> ToolReturn:
     """Active (not deleted, not bot) users of the workspace.
 
     Args:

@@ -12,6 +12,7 @@ come back from the stored notes, at the place they were shown.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import (
@@ -30,7 +31,8 @@ from co_tui.context.summaries import content_text, is_summary
 from co_tui.context.tool_calls import tool_args
 from co_tui.policy.approvals import key_argument
 from co_tui.protocol import events as ev
-from co_tui.turn.stream import OUTCOME_STATUS, result_text
+from co_tui.protocol.tool_display import ToolDisplay
+from co_tui.turn.stream import shown_result
 
 if TYPE_CHECKING:
     from co_tui.context.compaction import Compaction
@@ -65,6 +67,18 @@ def _text(sid: str, text: str) -> Iterator[ev.TurnEvent]:
     yield ev.TextEnd(session_id=sid, content=text)
 
 
+def _typed(ret: ToolReturnPart) -> ToolReturnPart:
+    """A return stored before displays were typed (metadata) carried its display in the
+    content the model read, `{"display": ..., "error": True?}`: it shows as it did live."""
+    content = ret.content
+    if ret.metadata is not None or not isinstance(content, dict) or ret.outcome != "success":
+        return ret
+    text = content.get("display")
+    if not isinstance(text, str):
+        return ret
+    return replace(ret, metadata=ToolDisplay(text, error=content.get("error") is True))
+
+
 def _tool(sid: str, call: ToolCallPart, ret: ToolReturnPart) -> Iterator[ev.TurnEvent]:
     args = tool_args(call)
     yield ev.ToolCall(
@@ -74,8 +88,7 @@ def _tool(sid: str, call: ToolCallPart, ret: ToolReturnPart) -> Iterator[ev.Turn
         args=args,
         key_arg=key_argument(call.tool_name, args),
     )
-    status = OUTCOME_STATUS.get(getattr(ret, "outcome", "success"), "ok")
-    text, display = result_text(ret.content)
+    status, text, display = shown_result(_typed(ret))
     yield ev.ToolResult(
         session_id=sid,
         tool_call_id=call.tool_call_id,

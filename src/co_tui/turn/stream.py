@@ -28,6 +28,7 @@ from co_tui.context.tool_calls import tool_args
 from co_tui.policy.approvals import key_argument
 from co_tui.protocol import events as ev
 from co_tui.protocol.frontend import FrontendProtocol
+from co_tui.protocol.tool_display import ToolDisplay
 
 # A ToolReturnPart's outcome, as the status a frontend shows.
 OUTCOME_STATUS: dict[str, ev.ToolStatus] = {
@@ -39,16 +40,26 @@ OUTCOME_STATUS: dict[str, ev.ToolStatus] = {
 }
 
 
-def result_text(content: Any) -> tuple[str, str | None]:
-    """(text for the transcript, the `display` field when the tool returned one)."""
-    if isinstance(content, dict) and isinstance(content.get("display"), str):
-        return content["display"], content["display"]
+def result_text(content: Any) -> str:
+    """A tool's result as text for the transcript."""
     if isinstance(content, str):
-        return content, None
+        return content
     try:
-        return json.dumps(content, ensure_ascii=False, indent=2, default=str), None
+        return json.dumps(content, ensure_ascii=False, indent=2, default=str)
     except (TypeError, ValueError):
-        return str(content), None
+        return str(content)
+
+
+def shown_result(part: ToolReturnPart) -> tuple[ev.ToolStatus, str, str | None]:
+    """(status, text, display) of a tool's return: the `ToolDisplay` the tool attached, when
+    it did (an error one shows the call as failed), else the result itself."""
+    status = OUTCOME_STATUS.get(part.outcome, "ok")
+    display = part.metadata
+    if not isinstance(display, ToolDisplay):
+        return status, result_text(part.content), None
+    if display.error and status == "ok":
+        status = "failed"
+    return status, display.text, display.text
 
 
 class EventStream:
@@ -179,8 +190,7 @@ class EventStream:
             text, display = part.model_response(), None
         else:
             assert isinstance(part, ToolReturnPart)
-            status = OUTCOME_STATUS.get(getattr(part, "outcome", "success"), "ok")
-            text, display = result_text(part.content)
+            status, text, display = shown_result(part)
         self.frontend.emit(
             ev.ToolResult(
                 session_id=self.session_id,

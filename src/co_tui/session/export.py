@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from co_tui.context.compaction import Compaction
     from co_tui.safety.redaction import Redactor
+    from co_tui.session.chat import ChatSession
     from co_tui.store.records import Note
     from co_tui.store.session_store import SessionStore
 
@@ -151,6 +152,41 @@ def write_export(text: str, name: str, workspace: Path, session_id: str) -> Path
         if not os.path.lexists(path):  # a link there counts as taken: never written through
             return write_new(path, text)
     raise ExportError(f"{folder} holds {MAX_NUMBERED} exports of this session; nothing written")
+
+
+async def export_open_session(session: ChatSession, name: str) -> str:
+    """`/export [file]` in the app: the open session as Markdown, in the data folder's
+    exports by default; says where it went. Raises ExportError."""
+    import asyncio
+
+    from co_tui.safety.visible import visible
+    from co_tui.store.errors import SessionError
+    from co_tui.store.records import Note as StoredNote
+
+    if not session.history:
+        return "Nothing to export yet: this session has no turns."
+    notes: list[StoredNote] = []
+    try:
+        decisions = await asyncio.to_thread(session.store.decisions, session.session_id)
+        notes = (await asyncio.to_thread(session.store.load, session.session_id)).notes
+    except SessionError:
+        decisions = {}  # never stored: nothing was decided ahead of a run
+    text = session_markdown(
+        session.history,
+        session.session_id,
+        compactions=session.window.compactions,
+        decisions=decisions,
+        header={"model": session.model_label()},
+        redactor=session.store.redactor,
+        notes=notes,
+    )
+    # Escaped as `co-tui sessions export` writes it: `cat` on the file replays nothing.
+    shown = visible(text, keep="\n\t")
+    written = await asyncio.to_thread(
+        write_export, shown, name, session.workspace, session.session_id
+    )
+    where = "" if name else " (your data folder's exports, readable by you only)"
+    return f"Exported this session to {written.resolve()}{where}"
 
 
 def stored_session_markdown(store: SessionStore, id_or_prefix: str) -> tuple[str, str]:

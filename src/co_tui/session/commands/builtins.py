@@ -22,6 +22,7 @@ from rich.text import Text
 
 if TYPE_CHECKING:
     from co_tui.config.settings import Settings
+from co_tui.session.commands.host import NotAvailableHere
 from co_tui.session.commands.registry import (
     COMMANDS,
     CommandContext,
@@ -195,9 +196,12 @@ async def _model(ctx: CommandContext, arg: str) -> None:
     current = resolved.model_name if resolved else ""
     provider = resolved.provider if resolved else ""
     name = arg.strip()
-    if not name and ctx.choose_model is not None:
-        ctx.choose_model()
-        return
+    if not name:
+        try:
+            ctx.host.choose_model()
+            return
+        except NotAvailableHere:
+            pass  # no picker here: the models are listed
     chosen = switched_settings(ctx.settings, name)
     if chosen is not None:
         # "provider:model", as the picker answers: no need to ask the provider first.
@@ -213,7 +217,7 @@ async def _model(ctx: CommandContext, arg: str) -> None:
         else:
             ctx.show(Text(f"Model: {label}. {why_not}"))
         return
-    if provider not in MODEL_SETTINGS or provider == "local" or ctx.replace_bundle is None:
+    if provider not in MODEL_SETTINGS or provider == "local":
         ctx.show(
             f"Switching by name is supported for the gemini, ollama and openai-compatible "
             f"providers, not for `{provider or label}`; name another provider as "
@@ -236,9 +240,6 @@ async def _switch(ctx: CommandContext, new_settings: Settings, name: str) -> Non
     from co_tui.agent.build import build_agent
     from co_tui.llm import ProviderError
 
-    if ctx.replace_bundle is None:
-        ctx.show("Switching the model is not available here: change the settings instead.")
-        return
     try:
         bundle = build_agent(new_settings)
     except ProviderError as exc:
@@ -248,7 +249,7 @@ async def _switch(ctx: CommandContext, new_settings: Settings, name: str) -> Non
 
     if ctx.deps.mcp is not None:
         attach_mcp(bundle, ctx.deps.mcp)  # the session's MCP servers stay connected across /model
-    ctx.replace_bundle(bundle, new_settings)
+    ctx.host.replace_bundle(bundle, new_settings)
     new_label = bundle.resolved.label if bundle.resolved else name
     ctx.show(f"Model switched to `{new_label}`.")
 
@@ -257,11 +258,11 @@ async def _copy(ctx: CommandContext, arg: str) -> None:
     which = arg.strip()
     if which and not which.isdigit():
         raise UsageError(f"{which!r} is not a code block number; nothing was copied.")
-    if ctx.copy_to_clipboard is None or not ctx.last_answer:
+    if not ctx.last_answer:
         ctx.show("Nothing to copy yet: there is no answer in this session.")
         return
     if not which:
-        ctx.copy_to_clipboard(ctx.last_answer)
+        ctx.host.copy_to_clipboard(ctx.last_answer)
         ctx.show("Copied the last answer.")
         return
     from co_tui.session.commands.code_blocks import code_blocks
@@ -276,7 +277,7 @@ async def _copy(ctx: CommandContext, arg: str) -> None:
         pick = "`/copy 1`" if len(blocks) == 1 else f"`/copy 1` to `/copy {len(blocks)}`"
         ctx.show(f"The last answer has {count}: {pick}.")
         return
-    ctx.copy_to_clipboard(blocks[n - 1])
+    ctx.host.copy_to_clipboard(blocks[n - 1])
     ctx.show(f"Copied code block {n}.")
 
 
@@ -306,15 +307,15 @@ async def _compact(ctx: CommandContext, arg: str) -> None:
 
 
 async def _resume(ctx: CommandContext, arg: str) -> None:
-    ctx.resume_session(arg.strip())
+    ctx.host.resume_session(arg.strip())
 
 
 async def _find(ctx: CommandContext, arg: str) -> None:
-    ctx.find_in_transcript(arg.strip())
+    ctx.host.find_in_transcript(arg.strip())
 
 
 async def _spans(ctx: CommandContext, arg: str) -> None:
-    ctx.open_spans(arg)
+    ctx.host.open_spans(arg)
 
 
 async def _permissions(ctx: CommandContext, arg: str) -> None:
@@ -340,27 +341,24 @@ async def _forget(ctx: CommandContext, arg: str) -> None:
 
 
 async def _exit(ctx: CommandContext, arg: str) -> None:
-    ctx.exit_app()
+    ctx.host.exit_app()
 
 
 async def _setup(ctx: CommandContext, arg: str) -> None:
-    if ctx.set_up_provider is None:
-        ctx.show("Set up a provider with `co-tui init PROVIDER` in a shell.")
-        return
-    ctx.set_up_provider()
+    ctx.host.set_up_provider()
 
 
 async def _export(ctx: CommandContext, arg: str) -> None:
     from co_tui.session.export import ExportError
 
     try:
-        ctx.show(Text(await ctx.export_session(arg.strip())))
+        ctx.show(Text(await ctx.host.export_session(arg.strip())))
     except ExportError as exc:
         ctx.show(Text(str(exc)))
 
 
 async def _trust(ctx: CommandContext, arg: str) -> None:
-    ctx.show(Text(await ctx.trust_project()))
+    ctx.show(Text(await ctx.host.trust_project()))
 
 
 BUILTIN_COMMANDS: dict[str, SlashCommand] = {

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 
-from co_tui.telemetry.tracing import command_span
-
-if TYPE_CHECKING:
-    pass
+from co_tui.session.commands.host import NotAvailableHere
 from co_tui.session.commands.registry import (
     COMMANDS,
     CommandContext,
     DispatchResult,
-    NotAvailableHere,
     SlashCommand,
     UsageError,
     parse,
     suggest,
 )
+from co_tui.telemetry.tracing import command_span
 
 
 def _usage_text(problem: str, command: SlashCommand) -> Text:

@@ -2,12 +2,12 @@
 (`CommandContext`), the commands by name (`COMMANDS`), and finding one: `parse`,
 `is_command`, `completions`, `hint_for`, `suggest`.
 
-What a front does not have (the span viewer, the session browser) is a `CommandContext`
-default that raises `NotAvailableHere`: dispatch shows its message, saying where to find
-the feature instead. `is_command(text)` decides whether a line starting with "/" is a
-command at all: a path (`/etc/hosts`) or an unknown word followed by more text is a prompt
-for the model. Custom commands (custom.py: Markdown files whose text is a prompt) are
-looked up after the built-ins and never shadow one.
+What the front offers commands (the span viewer, the session browser, the clipboard) is
+`ctx.host` (host.py); a front without them raises `NotAvailableHere`, whose message
+dispatch shows, saying where to find the feature instead. `is_command(text)` decides
+whether a line starting with "/" is a command at all: a path (`/etc/hosts`) or an unknown
+word followed by more text is a prompt for the model. Custom commands (custom.py: Markdown
+files whose text is a prompt) are looked up after the built-ins and never shadow one.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import difflib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from co_tui.session.commands.host import CommandHost, NoScreens
 
 if TYPE_CHECKING:
     from co_tui.agent.build import AgentBundle
@@ -28,40 +30,8 @@ if TYPE_CHECKING:
 History = list[Any]  # list[ModelMessage]; kept loose so this module imports nothing heavy
 
 
-class NotAvailableHere(Exception):
-    """A feature this front does not have; the message says where to find it instead."""
-
-
 class UsageError(Exception):
     """The arguments do not fit the command: nothing was done; dispatch adds the usage."""
-
-
-def _no_session_browser(session_id: str) -> None:
-    raise NotAvailableHere(
-        "Resume from the command line: `co-tui --continue` or `co-tui --resume [id]`."
-    )
-
-
-def _no_span_viewer(span_filter: str) -> None:
-    raise NotAvailableHere(
-        "The span viewer is part of the app (F2). Here: `co-tui traces` or `co-tui logs`."
-    )
-
-
-def _no_find(text: str) -> None:
-    raise NotAvailableHere("There is no conversation to search here.")
-
-
-def _no_exit() -> None:
-    raise NotAvailableHere("There is no app to leave here.")
-
-
-async def _no_export(path: str) -> str:
-    raise NotAvailableHere("Export a stored session with `co-tui sessions export ID [file]`.")
-
-
-async def _no_trust() -> str:
-    raise NotAvailableHere("Trust a project with `co-tui trust` in its folder.")
 
 
 @dataclass
@@ -71,29 +41,12 @@ class CommandContext:
     bundle: AgentBundle
     settings: Settings
     show: Callable[[object], None]  # a Rich renderable, or a str rendered as Markdown
-    # Replace the agent (and the settings it was built from): used by /model.
-    replace_bundle: Callable[[AgentBundle, Settings], None] | None = None
+    # What the front offers commands (screens, the clipboard, leaving); by default nothing.
+    host: CommandHost = field(default_factory=NoScreens)
     session_tokens: int = 0
     # The session's totals: the context meter's count, which /compact reports and lowers.
     usage: UsageTotals | None = None
     last_answer: str = ""
-    copy_to_clipboard: Callable[[str], None] | None = None
-    # The front's session browser: a session id to open, or "" for the list (/resume).
-    resume_session: Callable[[str], None] = _no_session_browser
-    # The front's span viewer, with a filter (/spans).
-    open_spans: Callable[[str], None] = _no_span_viewer
-    # The front's find bar, opened on a search text ('' to type one) (/find).
-    find_in_transcript: Callable[[str], None] = _no_find
-    # The front's model picker (/model without a name); None: /model lists the models.
-    choose_model: Callable[[], None] | None = None
-    # The front's provider setup dialog (/setup); None: /setup says to run `co-tui init`.
-    set_up_provider: Callable[[], None] | None = None
-    # Leave the app (/exit, /quit).
-    exit_app: Callable[[], None] = _no_exit
-    # Write the session as Markdown to a file ('' for the default name) (/export).
-    export_session: Callable[[str], Awaitable[str]] = _no_export
-    # Ask about this project again (the trust dialog), and say what now applies (/trust).
-    trust_project: Callable[[], Awaitable[str]] = _no_trust
     session_id: str = ""
     custom: Mapping[str, CustomCommand] = field(default_factory=dict)
 

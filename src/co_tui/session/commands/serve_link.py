@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from co_tui.session.commands.host import NotAvailableHere
 from co_tui.session.commands.registry import (
     CommandContext,
-    NotAvailableHere,
     SlashCommand,
     UsageError,
 )
@@ -38,9 +38,11 @@ async def _serve(ctx: CommandContext, arg: str) -> None:
         f"\nPaste it into that browser's address bar (a page's link to it is refused). It "
         f"works once, within {minutes} minutes; whoever opens it can use co-tui as you.",
     )
-    if ctx.copy_to_clipboard is not None:
-        ctx.copy_to_clipboard(link.url)
+    try:
+        ctx.host.copy_to_clipboard(link.url)
         said.append(" Copied to the clipboard.")
+    except NotAvailableHere:
+        pass  # the link is shown all the same
     if link.loopback_only:
         said.append(
             "\nThis server answers on this machine only: for another device, restart it with "

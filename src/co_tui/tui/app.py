@@ -32,9 +32,6 @@ from textual.worker import Worker
 
 from co_tui.config.paths import user_data_dir
 from co_tui.safety.signals import StopSignals, exit_code_for
-from co_tui.tui.app_base import AppBase
-from co_tui.tui.command_host import AppCommandHost
-from co_tui.tui.command_runner import CommandRunner, load_custom_commands
 from co_tui.tui.messages import (
     CancelRequested,
     CommandRequested,
@@ -43,14 +40,17 @@ from co_tui.tui.messages import (
     ShellRequested,
     Submitted,
 )
-from co_tui.tui.model_choice import ModelChoice
 from co_tui.tui.palette import SlashCommandProvider
-from co_tui.tui.project_trust import ProjectTrustKeeper
 from co_tui.tui.screens.chat import ChatScreen
-from co_tui.tui.session_switcher import SessionSwitcher
-from co_tui.tui.startup import Startup
+from co_tui.tui.shell.app_base import AppBase
+from co_tui.tui.shell.command_host import AppCommandHost
+from co_tui.tui.shell.command_runner import CommandRunner, load_custom_commands
+from co_tui.tui.shell.model_choice import ModelChoice
+from co_tui.tui.shell.project_trust import ProjectTrustKeeper
+from co_tui.tui.shell.session_switcher import SessionSwitcher
+from co_tui.tui.shell.startup import Startup
+from co_tui.tui.shell.turns import TURN_GROUP, Turns
 from co_tui.tui.terminal.notify import AttentionNeeded, notify_unfocused
-from co_tui.tui.turns import TURN_GROUP, Turns
 from co_tui.tui.widgets.prompt import PromptHistory
 from co_tui.tui.widgets.welcome import first_launch, remember_launch
 
@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from co_tui.context.deps import CoDeps
     from co_tui.store.session_store import SessionStore
     from co_tui.tui.screens.sessions import CurrentSessionDeleted
-    from co_tui.tui.startup import SettingsLoader
+    from co_tui.tui.shell.startup import SettingsLoader
 
 _DEFAULT = object()
 BUSY_GROUPS = (TURN_GROUP, "command", "session")  # workers a queued message waits for

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from co_tui.config.trust import LoadedSettings
     from co_tui.session.chat import ChatSession
-    from co_tui.tui.startup import SettingsLoader
+    from co_tui.tui.shell.startup import SettingsLoader
 
 
 def launch_app(

@@ -1,7 +1,7 @@
 """What a front offers slash commands (`CommandHost`), and a front that offers none of it.
 
 A command that needs more than the session (a screen, the clipboard, leaving the app) asks
-`ctx.host`. The app implements the protocol (tui/command_host.py); any other front that
+`ctx.host`. The app implements the protocol (tui/shell/command_host.py); any other front that
 runs commands (tests, a front without screens) gets `NoScreens`: each of its methods raises
 `NotAvailableHere`, whose message dispatch shows, saying where to find the feature instead.
 A command with a fallback of its own (/model lists the models without a picker) catches it.

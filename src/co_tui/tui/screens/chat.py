@@ -16,7 +16,7 @@ waiting for the provider, thinking, running a command, waiting for the user's de
 derived from its events by the display router and bound to the activity line.
 
 What the prompt holds and has not sent (its text, folded pastes, queued messages) is kept on
-disk while it changes, at most every DRAFT_SAVE_S (tui/draft_keeper.py), and at once when it
+disk while it changes, at most every DRAFT_SAVE_S (tui/shell/draft_keeper.py), and at once when it
 is all sent: the app gives the keeper once the session exists.
 """
 
@@ -76,8 +76,8 @@ if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui
     from co_tui.protocol.frontend import ApprovalReply
     from co_tui.session.commands.custom import CustomCommand
     from co_tui.store.drafts import Draft
-    from co_tui.tui.draft_keeper import DraftKeeper
     from co_tui.tui.screens.armed import ArmedModal
+    from co_tui.tui.shell.draft_keeper import DraftKeeper
 
 EXIT_WINDOW_S = 2.0
 # The transcript never narrows as the terminal widens: it stops growing at TRANSCRIPT_CAP

@@ -12,8 +12,8 @@ from co_tui.tui.messages import ConversationCleared
 
 if TYPE_CHECKING:
     from co_tui.session.commands.host import CommandHost
-    from co_tui.tui.app_base import AppBase
-    from co_tui.tui.model_choice import ModelChoice
+    from co_tui.tui.shell.app_base import AppBase
+    from co_tui.tui.shell.model_choice import ModelChoice
 
 
 async def load_custom_commands(app: AppBase) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from textual.app import App
 
 from co_tui.tui.messages import CommandOutput, Notice
-from co_tui.tui.status import show_status
+from co_tui.tui.shell.status import show_status
 from co_tui.tui.terminal.idle_gc import IdleCollector
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pydantic_ai import DeferredToolRequests
     from textual.worker import Worker
 
-    from co_tui.tui.app_base import AppBase
+    from co_tui.tui.shell.app_base import AppBase
 
 TURN_GROUP = "turn"
 

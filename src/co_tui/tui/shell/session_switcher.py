@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     from co_tui.session.chat import ChatSession
     from co_tui.store.drafts import StoredDraft
     from co_tui.store.records import LoadedSession
-    from co_tui.tui.app_base import AppBase
-    from co_tui.tui.draft_keeper import DraftKeeper
-    from co_tui.tui.turns import Turns
+    from co_tui.tui.shell.app_base import AppBase
+    from co_tui.tui.shell.draft_keeper import DraftKeeper
+    from co_tui.tui.shell.turns import Turns
 
 VISIBLE_ITEMS = 40  # transcript items built at once when a stored session opens
 
@@ -100,7 +100,7 @@ class SessionSwitcher:
     def keep_drafts(self, session: ChatSession) -> None:
         """The prompt's draft, kept in the data folder under the session open at the time."""
         from co_tui.store.drafts import DraftStore
-        from co_tui.tui.draft_keeper import DraftKeeper
+        from co_tui.tui.shell.draft_keeper import DraftKeeper
 
         def warn(message: str) -> None:
             self.app.notify(message, severity="warning", timeout=6)

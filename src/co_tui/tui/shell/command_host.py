@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from co_tui.agent.build import AgentBundle
     from co_tui.config.settings import Settings
-    from co_tui.tui.app_base import AppBase
-    from co_tui.tui.model_choice import ModelChoice
-    from co_tui.tui.project_trust import ProjectTrustKeeper
-    from co_tui.tui.session_switcher import SessionSwitcher
+    from co_tui.tui.shell.app_base import AppBase
+    from co_tui.tui.shell.model_choice import ModelChoice
+    from co_tui.tui.shell.project_trust import ProjectTrustKeeper
+    from co_tui.tui.shell.session_switcher import SessionSwitcher
 
 
 class AppCommandHost:

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from co_tui.config.trust import ProjectTrust
-    from co_tui.tui.app_base import AppBase
+    from co_tui.tui.shell.app_base import AppBase
 
 
 class ProjectTrustKeeper:

@@ -19,7 +19,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from co_tui.config.paths import user_data_dir
-from co_tui.tui.command_runner import load_custom_commands
+from co_tui.tui.shell.command_runner import load_custom_commands
 from co_tui.tui.terminal.theme_memory import remember_theme, remembered_theme
 
 if TYPE_CHECKING:
@@ -32,10 +32,10 @@ if TYPE_CHECKING:
     from co_tui.context.deps import CoDeps
     from co_tui.store.records import LoadedSession
     from co_tui.store.session_store import SessionStore
-    from co_tui.tui.app_base import AppBase
-    from co_tui.tui.model_choice import ModelChoice
-    from co_tui.tui.project_trust import ProjectTrustKeeper
-    from co_tui.tui.session_switcher import SessionSwitcher
+    from co_tui.tui.shell.app_base import AppBase
+    from co_tui.tui.shell.model_choice import ModelChoice
+    from co_tui.tui.shell.project_trust import ProjectTrustKeeper
+    from co_tui.tui.shell.session_switcher import SessionSwitcher
     from co_tui.tui.widgets.prompt import PromptHistory
 
     # How co-tui loads its settings (with the project they come from); raises SettingsError.

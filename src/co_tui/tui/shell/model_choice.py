@@ -11,7 +11,7 @@ from co_tui.tui.messages import CommandRequested
 
 if TYPE_CHECKING:
     from co_tui.llm.local.server import StartProgress
-    from co_tui.tui.app_base import AppBase
+    from co_tui.tui.shell.app_base import AppBase
 
 
 class ModelChoice:

@@ -30,6 +30,7 @@ from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.session.chat import ChatSession
 from co_tui.tui.app import CoApp
 from co_tui.tui.messages import Settle
+from co_tui.tui.shell.turns import TURN_GROUP
 
 CHUNK = 4
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
@@ -108,9 +109,10 @@ async def run_app(n: int, workspace: Path) -> tuple[float, float]:
         ticker.start()
         started = time.perf_counter()
         app.chat.dispatch("go")  # the chat screen asks the app to start the turn
-        while app._turn_worker is None:
+        while not app.turn_running:
             await asyncio.sleep(0)
-        await app._turn_worker.wait()
+        (turn,) = [w for w in app.workers if w.group == TURN_GROUP and not w.is_finished]
+        await turn.wait()
         drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         app.chat.transcript.post_message(Settle(drawn))  # after every event of the turn
         await drawn

@@ -121,7 +121,7 @@ def main() -> None:
         ratios = []
         print(f"  {'query':<18}{'hits':>6}{'search_notes':>14}{'rg':>10}{'ratio':>8}")
         for query in QUERIES:
-            hits = search_notes(ctx, query)["count"]
+            hits = search_notes(ctx, query).return_value["count"]
             ours = _best(lambda q=query: search_notes(ctx, q))
             theirs = _best(lambda q=query: _rg(vault, q))
             ratios.append(ours / theirs)

@@ -10,17 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolReturnPart
-from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall
 
-from co_tui.agent.build import build_agent
-from co_tui.config.settings import Settings
-from co_tui.context.deps import create_deps
 from co_tui.protocol.tool_display import ToolDisplay
-from co_tui.sandbox import SandboxChoice, SubprocessSandbox
 from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoApp
 from co_tui.tui.widgets.tool_call import ToolCallBlock
 from tests.helpers import tool_returns
+from tests.sessions.test_resume_pilot import make_app
 from tests.tui.helpers import SIZE, drawn, last_tool_returns, rendered, settle, wait_until
 
 
@@ -34,16 +31,6 @@ def calling(tool: str, args: dict[str, Any]) -> Any:
         yield {0: DeltaToolCall(name=tool, json_args=json.dumps(args), tool_call_id="t1")}
 
     return fn
-
-
-def make_app(stream: Any, workspace: Path, db: Path, **kw: Any) -> CoApp:
-    settings = Settings(theme="textual-dark")
-    model = FunctionModel(stream_function=stream, model_name="fn")
-    bundle = build_agent(settings, model=model, instructions="test")
-    choice = SandboxChoice(SubprocessSandbox(workspace), "test sandbox")
-    deps = create_deps(settings, workspace, sandbox_choice=choice)
-    return CoApp(settings, bundle=bundle, deps=deps, history_path=None,
-                 session_store=SessionStore(db), **kw)  # fmt: skip
 
 
 async def run_prompt(pilot: Any, app: CoApp, text: str) -> ToolCallBlock:

@@ -19,11 +19,21 @@ T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
 def with_metadata(metadata: Any) -> list[ModelRequest | ModelResponse]:
     return [
-        ModelResponse(parts=[ToolCallPart(tool_name="t", args={}, tool_call_id="c1")],
-                      timestamp=T0),
-        ModelRequest(parts=[ToolReturnPart(tool_name="t", content={"display": "shown", "n": 1},
-                                           tool_call_id="c1", metadata=metadata, timestamp=T0)]),
-    ]  # fmt: skip
+        ModelResponse(
+            parts=[ToolCallPart(tool_name="t", args={}, tool_call_id="c1")], timestamp=T0
+        ),
+        ModelRequest(
+            parts=[
+                ToolReturnPart(
+                    tool_name="t",
+                    content={"display": "shown", "n": 1},
+                    tool_call_id="c1",
+                    metadata=metadata,
+                    timestamp=T0,
+                )
+            ]
+        ),
+    ]
 
 
 def saved_and_loaded(db: Path, messages: list[ModelRequest | ModelResponse]) -> list[Any]:

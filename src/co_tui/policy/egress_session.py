@@ -10,7 +10,7 @@ that had read them).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from pydantic_ai import RunContext
@@ -31,10 +31,11 @@ from co_tui.policy.tool_specs import BUILTIN_SPECS
 @dataclass
 class SubagentDeps(CoDeps):
     """A sub-agent's deps: the parent's, plus the sources and typed text of the parent
-    conversation."""
+    conversation, and the parent session's deps (`parent`)."""
 
     inherited_sources: tuple[Source, ...] = ()
     inherited_typed: tuple[str, ...] = ()
+    parent: CoDeps | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(
@@ -46,8 +47,18 @@ class SubagentDeps(CoDeps):
     ) -> SubagentDeps:
         values = {f.name: getattr(parent, f.name) for f in fields(CoDeps) if f.init}
         return cls(
-            **(values | changes), inherited_sources=tuple(inherited), inherited_typed=tuple(typed)
+            **(values | changes),
+            inherited_sources=tuple(inherited),
+            inherited_typed=tuple(typed),
+            parent=parent,
         )
+
+    def set_approve_all(self, on: bool) -> None:
+        """A sub-agent works for its parent's session: approve-all chosen in its dialog is
+        the parent session's too (the status bar's yolo, the parent's later calls)."""
+        super().set_approve_all(on)
+        if self.parent is not None:
+            self.parent.set_approve_all(on)
 
 
 SHELL = "run_shell_command"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pydantic_ai import (
@@ -23,8 +23,6 @@ from pydantic_ai import (
     FunctionToolResultEvent,
     PartStartEvent,
     RunCancelled,
-    ToolApproved,
-    ToolDenied,
     UnexpectedModelBehavior,
     UsageLimitExceeded,
     UsageLimits,
@@ -35,7 +33,6 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     RetryPromptPart,
-    ToolCallPart,
     UserContent,
     UserPromptPart,
 )
@@ -45,35 +42,14 @@ from pydantic_ai.usage import RunUsage
 from co_tui.context.attachments import typed_prompt
 from co_tui.context.dangling import patch_dangling_tool_calls
 from co_tui.context.deps import CoDeps, TurnScope
-from co_tui.context.origins import typed_texts
-from co_tui.context.tool_calls import tool_args
 from co_tui.llm.provider_errors import ProviderErrorAction, classify_provider_error
-from co_tui.permissions.matching import ToolCall
-from co_tui.permissions.rules import RuleError
-from co_tui.permissions.store import StoreError
-from co_tui.permissions.suggest import check_rule_for, suggest_rule
-from co_tui.policy.approvals import Policy, decide_policy
-from co_tui.policy.egress import EgressReview, OriginKind, context_sources, egress_review
-from co_tui.policy.egress_session import SHELL, session_table
 from co_tui.protocol import events as ev
-from co_tui.protocol.frontend import (
-    ApprovalAnswer,
-    ApprovalDecision,
-    ApprovalKind,
-    ApprovalRecord,
-    ApprovalRequest,
-    FrontendProtocol,
-    NetworkOffer,
-    args_hash,
-    as_answer,
-    denied_message,
-    feedback_words,
-)
-from co_tui.telemetry.tracing import approval_clock, trace_approval, turn_span
+from co_tui.protocol.frontend import ApprovalRecord, FrontendProtocol
+from co_tui.telemetry.tracing import turn_span
+from co_tui.turn.approval_batch import ApprovalBatch
+from co_tui.turn.approval_flow import ApprovalFlow
 from co_tui.turn.silence import ProviderSilence
 from co_tui.turn.stream import EventStream
-
-DUPLICATE_ID_MESSAGE = "Refused: two tool calls in one response used the same id; call again."
 
 Sleep = Callable[[float], Awaitable[None]]
 # Persistence hook: the history so far and, at an approval pause, the pending requests.
@@ -184,191 +160,6 @@ async def _stream_hop(
     return result
 
 
-async def _decide_approvals(
-    requests: DeferredToolRequests,
-    deps: CoDeps,
-    frontend: FrontendProtocol,
-    records: list[ApprovalRecord],
-    messages: Sequence[ModelMessage],
-) -> DeferredToolResults:
-    """Decide every deferred call; each decision is reported (one line) and recorded.
-    `messages`: the conversation so far. The egress guard reads it (and the system prompt
-    last sent): an outbound call that may follow untrusted content, or carries private text
-    the user did not type, always asks; no rule and no approve-all covers it."""
-    results: dict[str, Any] = {}
-    needs_user: list[tuple[ToolCallPart, dict[str, Any]]] = []
-    table = session_table(deps)
-    mcp_tools = frozenset(n for n, o in table.origins.items() if o.kind is OriginKind.MCP)
-    sources = context_sources(messages, table, deps.sent_instructions)
-    typed = typed_texts(messages)
-    network = deps.sandbox.network
-
-    def review_of(
-        part: ToolCallPart, args: dict[str, Any], with_network: bool = False
-    ) -> EgressReview | None:
-        checked = session_table(deps, shell_network=True) if with_network else table
-        return egress_review(part.tool_name, args, sources, checked, typed)
-
-    def network_offer(
-        part: ToolCallPart, args: dict[str, Any]
-    ) -> tuple[NetworkOffer | None, EgressReview | None]:
-        """Whether the dialog may approve a shell command with the network on, and the
-        egress guard's review of it so: an outbound call then, as under sandbox_network
-        "bridge"."""
-        if part.tool_name != SHELL or not network.grantable or not isinstance(args.get("cmd"), str):
-            return None, None
-        review = review_of(part, args, with_network=True)
-        return NetworkOffer(network.granted, review.reason if review else ""), review
-
-    def record(
-        part: ToolCallPart,
-        args: dict[str, Any],
-        decision: ApprovalKind,
-        reason: str,
-        read_only: bool = False,
-        started: int | None = None,
-        rule: str = "",
-        feedback: str = "",
-    ) -> None:
-        entry = ApprovalRecord(
-            session_id=deps.session_id,
-            tool_call_id=part.tool_call_id,
-            tool_name=part.tool_name,
-            args=args,
-            args_hash=args_hash(args),
-            decision=decision,
-            reason=reason,
-            read_only=read_only,
-            rule=rule,
-            feedback=feedback,
-        )
-        records.append(entry)
-        trace_approval(entry, started)
-        frontend.emit(entry)
-
-    def decide(part: ToolCallPart) -> Policy:
-        return decide_policy(
-            part,
-            auto_confirm=deps.auto_confirm,
-            isolation_level=deps.sandbox.isolation_level,
-            safe_prefixes=deps.shell_safe_commands,
-            permissions=deps.permissions,
-            mcp_tools=mcp_tools,
-        )
-
-    def without_asking(part: ToolCallPart, args: dict[str, Any], policy: Policy) -> bool:
-        """Settle a call a rule or the built-in policy decides; False when it must ask."""
-        if policy.denied:
-            results[part.tool_call_id] = ToolDenied(f"This call was {policy.denied}.")
-            record(part, args, "deny", policy.denied, rule=policy.rule)
-            return True
-        if policy.auto is None:
-            return False
-        if review_of(part, args) is not None:
-            return False  # no rule and no approve-all covers what the egress guard holds
-        results[part.tool_call_id] = ToolApproved(override_args=args)
-        if policy.auto.read_only:
-            deps.turn.read_only_approvals[part.tool_call_id] = args["cmd"]
-        record(part, args, "auto", policy.auto.reason, policy.auto.read_only, rule=policy.rule)
-        return True
-
-    def save_rule(answer: ApprovalAnswer, call: ToolCall, offer: str | None) -> str:
-        """Save the rule the user chose to always allow; "" (and a warning) when it cannot be."""
-        text = answer.rule or offer or ""
-        try:
-            check_rule_for(text, call)
-            return deps.permissions.save(text).rule.text
-        except (RuleError, StoreError) as exc:
-            warning = f"the rule {text!r} was not saved ({exc}); the call is approved once"
-            frontend.emit(ev.Status(session_id=deps.session_id, message=warning, level="warning"))
-            return ""
-
-    ids = [part.tool_call_id for part in requests.approvals]
-    for part in requests.approvals:
-        args = tool_args(part)
-        if ids.count(part.tool_call_id) > 1:  # ambiguous: an approval could reach the other call
-            results[part.tool_call_id] = ToolDenied(DUPLICATE_ID_MESSAGE)
-            record(part, args, "deny", "two calls in one response share this call id")
-            continue
-        if not without_asking(part, args, decide(part)):
-            needs_user.append((part, args))
-
-    for index, (part, args) in enumerate(needs_user, start=1):
-        started = approval_clock()
-        rule = ""
-        review = review_of(part, args)
-        if deps.auto_confirm and review is None:  # "approve all" chosen earlier in this batch
-            answer = ApprovalAnswer(ApprovalDecision.APPROVE_ALL)
-            reason = "session approve-all (yolo) is on"
-        else:
-            policy = decide(part)  # again: an earlier answer in this batch may have saved a rule
-            if without_asking(part, args, policy):
-                continue
-            call = ToolCall(part.tool_name, args, mcp=part.tool_name in mcp_tools)
-            no_offer = deps.permissions.cannot_save or review is not None
-            offer = None if no_offer else suggest_rule(call)
-            with_network, held = network_offer(part, args)
-            request = ApprovalRequest(
-                session_id=deps.session_id,
-                tool_call_id=part.tool_call_id,
-                tool_name=part.tool_name,
-                args=args,
-                reason=policy.ask_reason,
-                index=index,
-                total=len(needs_user),
-                suggested_rule=offer,
-                mcp_tool=call.mcp,
-                network_state=network.explain() if part.tool_name == SHELL else "",
-                network=with_network,
-            )
-            if review is not None:
-                request = review.request(request)  # its reason, sources and highlights
-            elif held is not None:
-                request = _for_network(request, held)
-            reason = request.reason
-            answer = as_answer(await frontend.prompt_approval(request))
-            if answer.decision is ApprovalDecision.ALWAYS_ALLOW:
-                rule = save_rule(answer, call, offer)
-                if rule:
-                    reason = f"saved the permission rule `{rule}` for this project"
-                else:
-                    answer = ApprovalAnswer(ApprovalDecision.APPROVE)
-            if answer.decision is ApprovalDecision.APPROVE_WITH_NETWORK:
-                if with_network is None:  # not offered: never more than was shown
-                    answer = ApprovalAnswer(ApprovalDecision.APPROVE)
-                else:
-                    deps.turn.network_approvals[part.tool_call_id] = args["cmd"]
-                    reason = f"with network for this command: {with_network.granted}"
-                    if with_network.egress_reason:
-                        reason = f"{reason}; {with_network.egress_reason}"
-        decision = answer.decision
-        if decision is ApprovalDecision.APPROVE_ALL:
-            deps.set_approve_all(True)
-        feedback = ""
-        if decision is ApprovalDecision.DENY:
-            message = denied_message(answer.feedback)
-            feedback = feedback_words(answer.feedback)
-            results[part.tool_call_id] = ToolDenied(message)
-        else:  # the arguments the user saw are the arguments that run
-            results[part.tool_call_id] = ToolApproved(override_args=args)
-        record(part, args, decision.value, reason, started=started, rule=rule, feedback=feedback)
-
-    for part in requests.calls:  # external calls: none of our tools defers this way
-        results[part.tool_call_id] = ToolDenied("This tool cannot run here.")
-    return DeferredToolResults(approvals=results)
-
-
-def _for_network(request: ApprovalRequest, held: EgressReview) -> ApprovalRequest:
-    """The request with what the egress guard holds against the command with network on:
-    its sources and what it carries, shown for the dialog's "with network" alone."""
-    return replace(
-        request,
-        sources=held.labels,
-        highlights=held.highlights,
-        carried=tuple(c.line() for c in held.carried),
-    )
-
-
 def _drop_interrupted_tail(messages: list[ModelMessage]) -> list[ModelMessage]:
     """Before retrying a failed request: forget a response the failure cut short."""
     last = messages[-1] if messages else None
@@ -414,6 +205,7 @@ class TurnRunner:
         self.limits = UsageLimits(request_limit=request_limit)  # one budget for every hop
         self.stream = EventStream(frontend, self.sid)
         self.records: list[ApprovalRecord] = []
+        self.approvals = ApprovalFlow(deps, frontend, self.records)  # asks and records each call
         self.messages: list[ModelMessage] = []
         self.next_prompt: str | Sequence[UserContent] | None = None
         self.deferred: DeferredToolResults | None = None
@@ -485,9 +277,7 @@ class TurnRunner:
         """Ask, then write the decisions ahead of the run they start."""
         self.awaiting_approval = True
         batch = len(self.records)
-        results = await _decide_approvals(
-            requests, self.deps, self.frontend, self.records, self.messages
-        )
+        results = await ApprovalBatch(self.approvals, self.messages).decide(requests)
         self.awaiting_approval = False
         if self.journal is not None:
             decided = self.records[batch:]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic_ai import (
@@ -40,20 +40,10 @@ from co_tui.policy.egress import EgressReview, Source, context_sources
 from co_tui.policy.egress_session import SubagentDeps, review_call, session_table
 from co_tui.policy.fence import FENCE_RULE, FenceUntrusted
 from co_tui.protocol import events as ev
-from co_tui.protocol.frontend import (
-    ApprovalDecision,
-    ApprovalKind,
-    ApprovalRecord,
-    ApprovalRequest,
-    FrontendProtocol,
-    args_hash,
-    as_answer,
-    denied_message,
-    feedback_words,
-)
-from co_tui.telemetry.tracing import approval_clock, trace_approval
+from co_tui.protocol.frontend import ApprovalRequest, FrontendProtocol, NullFrontend
 from co_tui.tools.catalog import READ_ONLY_TOOLS, configured_integrations, offered
 from co_tui.tools.web import web_fetch, web_search
+from co_tui.turn.approval_flow import ApprovalFlow
 from co_tui.turn.stream import EventStream
 
 ToolFunc = Callable[..., Any]
@@ -65,11 +55,6 @@ SUBAGENT_INSTRUCTIONS = (
     "tools only read. Answer with a short, complete, factual report of what you found; the "
     "other assistant reads it, the user does not.\n" + FENCE_RULE
 )
-_DECISIONS: dict[ApprovalDecision, ApprovalKind] = {
-    ApprovalDecision.APPROVE: "approve",
-    ApprovalDecision.DENY: "deny",
-    ApprovalDecision.APPROVE_ALL: "approve_all",
-}
 
 
 def read_only_tools(deps: CoDeps) -> dict[str, ToolFunc]:
@@ -109,12 +94,13 @@ def own_usage(messages: list[ModelMessage]) -> RunUsage:
 
 @dataclass
 class _EgressGuard(WrapperToolset[CoDeps]):
-    """An outbound call the egress guard stops asks the user here, through the frontend:
-    the sub-agent's run cannot pause for approval. Approve-all (yolo) never covers it, as in
-    the main agent; choosing approve-all here turns it on in the parent session."""
+    """An outbound call the egress guard stops asks the user here, through the frontend
+    (the sub-agent's run cannot pause for approval), by the same ApprovalFlow as the turn
+    runner's calls (turn/approval_flow.py says what differs). Approve-all (yolo) never
+    covers it, as in the main agent; choosing approve-all here turns it on in the parent
+    session (`SubagentDeps.set_approve_all`)."""
 
-    parent: CoDeps | None = None
-    frontend: FrontendProtocol | None = None
+    frontend: FrontendProtocol = field(default_factory=NullFrontend)  # without one: denied
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[CoDeps], tool: Any
@@ -130,53 +116,29 @@ class _EgressGuard(WrapperToolset[CoDeps]):
         self, ctx: RunContext[CoDeps], name: str, args: dict[str, Any], review: EgressReview
     ) -> ToolDenied | None:
         """Ask the user; the denial the sub-agent reads (with the user's words), or None."""
-        parent, frontend, sid = self.parent or ctx.deps, self.frontend, ctx.deps.session_id
-        started = approval_clock()
-        call_id = ctx.tool_call_id or ""
-        decision: ApprovalKind = "deny"
-        reason = review.reason
-        feedback = ""
-        if frontend is not None:  # asked even under approve-all: it never covers this
-            asked = ApprovalRequest(
-                session_id=sid,
-                tool_call_id=call_id,
-                tool_name=name,
-                args=dict(args),
-                reason=review.reason,
-            )
-            answer = as_answer(await frontend.prompt_approval(review.request(asked)))
-            if answer.decision is ApprovalDecision.APPROVE_ALL:
-                parent.set_approve_all(True)
-                ctx.deps.set_approve_all(True)
-            # "Always allow" saves no rule here: it approves this call once.
-            decision = _DECISIONS.get(answer.decision, "approve")
-            feedback = feedback_words(answer.feedback) if decision == "deny" else ""
-        record = ApprovalRecord(
-            session_id=sid,
-            tool_call_id=call_id,
+        request = ApprovalRequest(
+            session_id=ctx.deps.session_id,
+            tool_call_id=ctx.tool_call_id or "",
             tool_name=name,
             args=dict(args),
-            args_hash=args_hash(args),
-            decision=decision,
-            reason=reason,
-            feedback=feedback,
+            reason=review.reason,
         )
-        trace_approval(record, started)
-        if frontend is not None:
-            frontend.emit(record)
-        return ToolDenied(denied_message(feedback)) if decision == "deny" else None
+        # Asked even under approve-all: it never covers this. No "always allow" rule is
+        # saved (no `rule_for`): that answer approves this call once.
+        answered = await ApprovalFlow(ctx.deps, self.frontend).ask(review.request(request))
+        result = answered.result(request.args)
+        return result if isinstance(result, ToolDenied) else None
 
 
 def build_subagent(
     model: Model | str,
     tools: list[ToolFunc],
     *,
-    parent: CoDeps | None = None,
     frontend: FrontendProtocol | None = None,
 ) -> Agent[CoDeps, str]:
     """Every tool is read-only and outbound calls ask through `frontend` (_EgressGuard), so
     nothing defers for approval: the output is text only."""
-    guarded = _EgressGuard(FunctionToolset[CoDeps](tools), parent=parent, frontend=frontend)
+    guarded = _EgressGuard(FunctionToolset[CoDeps](tools), frontend=frontend or NullFrontend())
     return Agent(
         model,
         deps_type=CoDeps,
@@ -209,7 +171,7 @@ async def run_subagent(
     sid = new_session_id()
     turn = replace(deps.turn, frontend=frontend)  # the parent turn's read-only approvals too
     child_deps = SubagentDeps.of(deps, inherited, typed, session_id=sid, turn=turn)
-    agent = build_subagent(model, tools, parent=deps, frontend=frontend)
+    agent = build_subagent(model, tools, frontend=frontend)
     stream = EventStream(frontend, sid)
     handle: Any = None
 

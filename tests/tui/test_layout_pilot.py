@@ -324,6 +324,30 @@ async def test_a_new_turn_does_not_show_the_last_turns_tokens(tmp_path: Path) ->
         assert app.chat.status.session_tokens > first_total
 
 
+async def test_what_a_turn_used_and_yolo_reach_the_status_bar(tmp_path: Path) -> None:
+    """The session changes (a turn, /yolo); the line the user reads follows, through the
+    chat screen's one status value."""
+    app = make_app(text_stream("an answer of several words"), tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.wait_ready()
+        await pilot.pause()
+        line = status_line(app)
+        assert "turn 0 tok · session 0 tok" in line and "yolo off" in line
+
+        await submit(pilot, app, "a question")
+        await settle(pilot, app)
+        used = app.session.session_tokens
+        assert used > 0
+        assert f"turn {used:,} tok · session {used:,} tok" in status_line(app)
+
+        await submit(pilot, app, "/yolo on")
+        await wait_until(pilot, lambda: "yolo ON" in status_line(app), "yolo ON in the bar")
+        assert "yolo off" not in status_line(app)
+        await submit(pilot, app, "/yolo off")
+        await wait_until(pilot, lambda: "yolo off" in status_line(app), "yolo off in the bar")
+        assert f"session {used:,} tok" in status_line(app)
+
+
 def stored_app(workspace: Path, db: Path, **kw: Any) -> CoApp:
     settings = Settings(theme="textual-dark")
     model = FunctionModel(stream_function=text_stream("a stored answer"), model_name="fn")

@@ -184,6 +184,6 @@ async def test_the_activity_line_counts_the_wait_and_clears_with_the_answer(
             app.start_turn("hello")
             line = app.chat.activity_line
             await until(pilot, lambda: "waiting for ollama… 3s" in rendered(line), tries=200)
-            assert "waiting" not in app.chat.status_bar.note  # said once
+            assert "waiting" not in app.chat.status_bar.status.note  # said once
             await settle(pilot, app)
             assert app.session.last_answer == "Here now." and not line.display

@@ -58,4 +58,4 @@ async def test_a_twice_approves_all(tmp_path: Path) -> None:
         await settle(pilot, app)
         assert not isinstance(app.screen, ApprovalScreen)
         assert (tmp_path / "one.txt").exists() and (tmp_path / "two.txt").exists()
-        assert app.session.deps.auto_confirm and app.chat.status_bar.yolo
+        assert app.session.deps.auto_confirm and app.chat.status_bar.status.approve_all

@@ -40,7 +40,7 @@ async def test_typing_ahead_decides_nothing_and_lands_in_the_prompt(tmp_path: Pa
 
         assert app.screen is screen and not screen.confirming_all
         assert victim.read_text() == "precious data\n"
-        assert not app.session.deps.auto_confirm and not app.chat.status_bar.yolo
+        assert not app.session.deps.auto_confirm and not app.chat.status_bar.status.approve_all
         assert app.chat.prompt.text == "ok thanks yes"
 
         await wait_until(pilot, lambda: screen.armed, "the dialog to arm")

@@ -453,8 +453,10 @@ async def test_dont_trust_keeps_the_mcp_server_off_and_says_so(in_project: Path)
         assert not marker(in_project).exists()
         assert app.settings.mcp_servers == {} and app.session.deps is not None
         assert app.session.deps.auto_confirm is False
-        assert app.chat.status_bar.mcp == "" and app.chat.status_bar.yolo is False
-        assert app.chat.status_bar.warning == "project not trusted"
+        assert (
+            app.chat.status_bar.status.mcp == "" and app.chat.status_bar.status.approve_all is False
+        )
+        assert app.chat.status_bar.status.warning == "project not trusted"
         assert any(n.startswith("! project not trusted: ") for n in notes(app))
         app.run_command("/status")
         await wait_until(pilot, lambda: command_output(app), "the /status table")
@@ -479,7 +481,7 @@ async def test_co_tuis_own_start_asks_before_a_hostile_project_applies(
         assert await app.wait_ready()
         assert app.settings.mcp_servers == {} and app.session.deps is not None
         assert app.session.deps.auto_confirm is False
-        assert app.chat.status_bar.warning == "project not trusted"
+        assert app.chat.status_bar.status.warning == "project not trusted"
     await app.session.aclose()
     assert not marker(in_project).exists()
 
@@ -524,11 +526,11 @@ async def test_trust_starts_what_the_project_enables(in_project: Path) -> None:
         await pilot.press("t")
         assert await app.wait_ready()
         assert marker(in_project).exists()
-        assert app.chat.status_bar.mcp == "MCP 1/1"
+        assert app.chat.status_bar.status.mcp == "MCP 1/1"
         assert (
             app.session.deps is not None and app.session.deps.auto_confirm is True
         )  # built after the answer
-        assert app.chat.status_bar.warning == ""
+        assert app.chat.status_bar.status.warning == ""
     again = load_project_settings(in_project)
     assert again.project is not None and again.project.trusted
     assert list(again.settings.mcp_servers) == ["notes"]
@@ -544,7 +546,7 @@ async def test_a_declined_project_is_not_asked_about_again(in_project: Path) -> 
         await pilot.pause()
         assert not isinstance(app.screen, TrustScreen)
         assert not marker(in_project).exists()
-        assert app.chat.status_bar.warning == "project not trusted"
+        assert app.chat.status_bar.status.warning == "project not trusted"
 
 
 async def test_keys_typed_before_the_dialog_arms_go_to_the_prompt(in_project: Path) -> None:

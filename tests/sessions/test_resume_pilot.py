@@ -227,13 +227,13 @@ async def test_approve_all_does_not_follow_into_a_resumed_session(tmp_path: Path
         await pilot.press("a", "a")
         await settle(pilot, app)
         assert (tmp_path / "one.txt").exists()
-        assert app.session.deps.auto_confirm and app.chat.status_bar.yolo
+        assert app.session.deps.auto_confirm and app.chat.status_bar.status.approve_all
 
         # Back to the first session: approve-all stayed behind.
         app.run_command(f"/resume {planned.id}")
         await wait_for(pilot, lambda: user_texts(app) == ["Plan the trip"])
         assert not app.session.deps.auto_confirm
-        assert not app.chat.status_bar.yolo
+        assert not app.chat.status_bar.status.approve_all
         app.chat.prompt.text = "run touch two.txt"
         await pilot.press("enter")
         screen = await approval_dialog(pilot, app)  # asks again

@@ -39,7 +39,7 @@ async def test_mcp_tools_work_in_the_app_and_a_broken_server_is_shown(tmp_path: 
     app = make_app(stream, tmp_path, settings=settings)
     async with app.run_test(size=SIZE) as pilot:
         assert await app.wait_ready()
-        status = app.chat.status_bar.mcp
+        status = app.chat.status_bar.status.mcp
         assert status == "MCP 1/2 (failed: broken)"
         notes = " ".join(str(getattr(w, "_source", "")) for w in app.chat.transcript.items)
         assert "broken" in notes

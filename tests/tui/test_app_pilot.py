@@ -107,7 +107,7 @@ async def test_a_approves_all_later_calls(tmp_path: Path) -> None:
             await pilot.pause()
             assert not isinstance(app.screen, ApprovalScreen)
         await settle(pilot, app)
-        assert app.chat.status_bar.yolo
+        assert app.chat.status_bar.status.approve_all
 
 
 def slow_stream(started: asyncio.Event) -> Any:

@@ -191,12 +191,12 @@ async def test_approve_all_ends_with_clear(tmp_path: Path) -> None:
         await approval_dialog(pilot, app)
         await pilot.press("a", "a")
         await settle(pilot, app)
-        assert app.session.deps.auto_confirm and app.chat.status_bar.yolo
+        assert app.session.deps.auto_confirm and app.chat.status_bar.status.approve_all
         await submit(pilot, app, "/clear")
         await wait_until(pilot, lambda: not app.session.history, "/clear")
         await settle(pilot, app)
         assert not app.session.deps.auto_confirm
-        assert not app.chat.status_bar.yolo
+        assert not app.chat.status_bar.status.approve_all
         await submit(pilot, app, "run it again")
         screen = await approval_dialog(pilot, app)  # asks again
         assert screen.request.args == {"cmd": "echo one"}
@@ -210,7 +210,7 @@ async def test_clear_keeps_a_configured_auto_confirm(tmp_path: Path) -> None:
     async with app.run_test(size=SMALL) as pilot:
         await submit(pilot, app, "/clear")
         await settle(pilot, app)
-        assert app.session.deps.auto_confirm and app.chat.status_bar.yolo
+        assert app.session.deps.auto_confirm and app.chat.status_bar.status.approve_all
 
 
 async def test_the_sandbox_warning_stays_in_the_status_bar(tmp_path: Path) -> None:

@@ -294,10 +294,12 @@ async def test_compact_reports_the_numbers_the_context_meter_shows(tmp_path: Pat
     )
     async with app.run_test(size=TALL) as pilot:
         await app.wait_ready()
-        await wait_until(pilot, lambda: app.chat.status_bar.context_tokens, "the context meter")
-        assert app.chat.status_bar.context_tokens == 12_000
+        await wait_until(
+            pilot, lambda: app.chat.status_bar.status.context_tokens, "the context meter"
+        )
+        assert app.chat.status_bar.status.context_tokens == 12_000
         await submit(pilot, app, "/compact")
-        after = app.chat.status_bar.context_tokens
+        after = app.chat.status_bar.status.context_tokens
         assert 10_000 < after < 12_000  # about 1,100 tokens of text became a short summary
         said = unwrapped(screen_text(app))
         assert unwrapped(f"about 12,000 → {after:,} tokens ({12_000 - after:,} saved)") in said

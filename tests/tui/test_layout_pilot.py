@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -258,8 +259,9 @@ async def test_a_running_turn_keeps_its_line_beside_a_crowded_status_bar(tmp_pat
     app = make_app(slow, tmp_path)
     async with app.run_test(size=NARROW) as pilot:
         await app.wait_ready()
-        app.chat.mcp = "MCP 2/3 (failed: a-broken-server)"
-        app.chat.note = "retrying in 3s"
+        app.chat.status = replace(
+            app.chat.status, mcp="MCP 2/3 (failed: a-broken-server)", note="retrying in 3s"
+        )
         await submit(pilot, app, "go")
         await wait_until(pilot, lambda: app.chat.turn_running, "the turn to start")
         await pilot.pause()
@@ -307,19 +309,43 @@ async def test_a_new_turn_does_not_show_the_last_turns_tokens(tmp_path: Path) ->
         await app.wait_ready()
         await submit(pilot, app, "first")
         await settle(pilot, app)
-        first_total = app.chat.session_tokens
-        assert first_total > 0 and app.chat.turn_tokens == first_total
+        first_total = app.chat.status.session_tokens
+        assert first_total > 0 and app.chat.status.turn_tokens == first_total
 
         await submit(pilot, app, "second")
         await wait_until(pilot, lambda: app.chat.turn_running, "the second turn to start")
         await pilot.pause()
         usage = str(app.chat.sidebar._usage_view.render())
         assert "none yet" in usage and f"session {first_total:,}" in usage
-        assert app.chat.turn_tokens == 0
+        assert app.chat.status.turn_tokens == 0
         assert "turn 0 tok" in status_line(app)
         release.set()
         await settle(pilot, app)
-        assert app.chat.session_tokens > first_total
+        assert app.chat.status.session_tokens > first_total
+
+
+async def test_what_a_turn_used_and_yolo_reach_the_status_bar(tmp_path: Path) -> None:
+    """The session changes (a turn, /yolo); the line the user reads follows, through the
+    chat screen's one status value."""
+    app = make_app(text_stream("an answer of several words"), tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.wait_ready()
+        await pilot.pause()
+        line = status_line(app)
+        assert "turn 0 tok · session 0 tok" in line and "yolo off" in line
+
+        await submit(pilot, app, "a question")
+        await settle(pilot, app)
+        used = app.session.session_tokens
+        assert used > 0
+        assert f"turn {used:,} tok · session {used:,} tok" in status_line(app)
+
+        await submit(pilot, app, "/yolo on")
+        await wait_until(pilot, lambda: "yolo ON" in status_line(app), "yolo ON in the bar")
+        assert "yolo off" not in status_line(app)
+        await submit(pilot, app, "/yolo off")
+        await wait_until(pilot, lambda: "yolo off" in status_line(app), "yolo off in the bar")
+        assert f"session {used:,} tok" in status_line(app)
 
 
 def stored_app(workspace: Path, db: Path, **kw: Any) -> CoApp:
@@ -340,16 +366,18 @@ async def test_continue_restores_the_sessions_token_total(tmp_path: Path) -> Non
         await first.wait_ready()
         await submit(pilot, first, "remember this")
         await settle(pilot, first)
-        total = first.chat.session_tokens
+        total = first.chat.status.session_tokens
         first.exit()
     assert total > 0
 
     second = stored_app(tmp_path, db, continue_latest=True)
     async with second.run_test(size=WIDE) as pilot:
         await second.wait_ready()
-        await wait_until(pilot, lambda: second.chat.session_tokens == total, "the stored total")
+        await wait_until(
+            pilot, lambda: second.chat.status.session_tokens == total, "the stored total"
+        )
         assert f"session {total:,} tok" in status_line(second)
-        assert second.chat.context_tokens > 0
+        assert second.chat.status.context_tokens > 0
 
 
 # -- the context meter --
@@ -391,8 +419,8 @@ async def test_a_priced_models_session_shows_its_estimated_cost(tmp_path: Path) 
     app = stored_app(tmp_path, db, resume="priced")
     async with app.run_test(size=WIDE) as pilot:
         await app.wait_ready()
-        await wait_until(pilot, lambda: app.chat.cost, "the session's cost")
-        assert app.chat.cost == "$0.0450"  # 10k in at $2.50/M + 2k out at $10/M
+        await wait_until(pilot, lambda: app.chat.status.cost, "the session's cost")
+        assert app.chat.status.cost == "$0.0450"  # 10k in at $2.50/M + 2k out at $10/M
         assert "$0.0450" in status_line(app)
         assert "session 12,000 tok" in status_line(app)
         assert "session 12,000 · about $0.0450" in str(app.chat.sidebar._usage_view.render())
@@ -405,8 +433,11 @@ async def test_warnings_and_yolo_on_outrank_the_model_and_the_totals(tmp_path: P
         assert app.session.deps is not None
         app.session.deps.set_approve_all(True)
         app.refresh_status()
-        app.chat.warning = "project settings not trusted"
-        app.chat.note = "waiting for your decision"
+        app.chat.status = replace(
+            app.chat.status,
+            warning="project settings not trusted",
+            note="waiting for your decision",
+        )
         await pilot.pause()
         line = status_line(app)
         for kept in ("⚠ project settings not trusted", "yolo ON", "waiting for your decision"):

@@ -11,6 +11,7 @@ from textual.app import App, ComposeResult
 
 from co_tui.config.paths import user_data_dir
 from co_tui.config.settings import Settings
+from co_tui.session.status import SessionStatus
 from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoApp
 from co_tui.tui.launch import resume_hint
@@ -92,8 +93,7 @@ async def test_with_only_the_embedded_model_the_welcome_offers_setup() -> None:
     class Host(App[None]):
         def compose(self) -> ComposeResult:
             welcome = Welcome(first=True)
-            welcome.local_model = True
-            welcome.model = "local:SmolLM2-360M-Instruct"
+            welcome.status = SessionStatus(model="local:SmolLM2-360M-Instruct", local_model=True)
             yield welcome
 
     app = Host()
@@ -122,6 +122,7 @@ async def test_after_exit_a_session_with_turns_names_how_to_come_back(tmp_path: 
 QUIT_BEFORE_THE_SESSION_LOADED = """
 import sys
 from co_tui.config.settings import Settings
+from co_tui.session.status import SessionStatus
 from co_tui.session.chat import ChatSession
 from co_tui.tui.launch import resume_hint
 print(resume_hint(ChatSession(Settings(), record=False)))

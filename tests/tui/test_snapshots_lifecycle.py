@@ -20,7 +20,7 @@ SIZE = (100, 30)
 
 async def _loaded(pilot: Any) -> None:
     pilot.app.chat.prompt.cursor_blink = False
-    await wait_until(pilot, lambda: pilot.app.chat.model == "fn", "the model")
+    await wait_until(pilot, lambda: pilot.app.chat.status.model == "fn", "the model")
     await pilot.pause()
 
 

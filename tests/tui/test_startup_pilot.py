@@ -54,7 +54,7 @@ async def test_settings_loaded_after_the_first_frame_apply_in_full(
             assert await app.wait_ready()
             assert app.theme == "nord"
             assert app.chat.sidebar.show_thinking
-            assert app.chat.model == "openai:fake"
+            assert app.chat.status.model == "openai:fake"
             assert app.prompt_history.entries == ["my key is [REDACTED]", "ls"]
         await app.session.aclose()
     assert SECRET not in history.read_text()

@@ -10,8 +10,11 @@ message while the screen is not `busy` (the app keeps that reactive true while a
 each becomes its own turn, in order. `dispatch` routes what the user typed: exit/quit, `!cmd`
 (sandbox), `/command`, or a turn, each posted to the app as a message.
 
-The session's status (model, sandbox, tokens, …) lives in this screen's reactives; the
-status bar and the sidebar are bound to them. What the session is doing now (`activity`:
+The session's status (model, sandbox, tokens, …) is one `SessionStatus` value
+(session/status.py) in this screen's `status` reactive; the status bar, the welcome and the
+sidebar are bound to it. The app derives it afresh from the session (`refresh_status`); in
+between, this screen follows the main session's usage and retries from its events, each a
+new value made with `replace`. What the session is doing now (`activity`:
 waiting for the provider, thinking, running a command, waiting for the user's decision) is
 derived from its events by the display router and bound to the activity line.
 
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +41,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from co_tui.session.status import SessionStatus
 from co_tui.tui.display import DisplayRouter, Target
 from co_tui.tui.messages import (
     ApprovalAsked,
@@ -114,20 +119,8 @@ class ChatScreen(Screen[None]):
     # "-narrow": the sidebar is hidden unless asked for, then drawn over the transcript.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (SIDEBAR_MIN_WIDTH, "-wide")]  # noqa: RUF012
 
-    # The session's status, shown by the status bar (and the token total by the sidebar).
-    model = reactive("?")
-    sandbox = reactive("?")
-    isolation = reactive("?")
-    network = reactive("")  # an isolating sandbox's network mode ("none"); "" otherwise
-    yolo = reactive(False)
-    warning = reactive("")
-    mcp = reactive("")
-    note = reactive("")
-    turn_tokens = reactive(0)
-    session_tokens = reactive(0)
-    context_tokens = reactive(0)  # the next request's size (the last response's in + out)
-    context_window = reactive(0)  # the model's window; 0 when unknown
-    cost = reactive("")  # the session's estimated cost; "" when the model is not priced
+    # The session's status, shown by the status bar, the welcome and the sidebar.
+    status: reactive[SessionStatus] = reactive(SessionStatus())
     busy = reactive(False, init=False)  # a turn, `!cmd`, /command or session switch runs
     turn_running = reactive(False, init=False)
     activity: reactive[Activity | None] = reactive(None, init=False)  # None: nothing runs
@@ -184,7 +177,6 @@ class ChatScreen(Screen[None]):
         self.router = DisplayRouter()
         self._asking = 0  # approval dialogs open (or about to open)
         self._sidebar_for_thinking = False  # Ctrl+T showed the sidebar: Ctrl+T hides it
-        self._tokens_before_turn = 0
         self._last_ctrl_c = 0.0
         self.drafts: DraftKeeper | None = None  # the app gives it with the session
         self._draft_timer: Timer | None = None
@@ -206,11 +198,11 @@ class ChatScreen(Screen[None]):
         wide = self.app.size.width >= SIDEBAR_MIN_WIDTH
         self.update_classes({"-wide": wide, "-narrow": not wide}, update=False)
         self.sidebar.styles.width = sidebar_width(self.app.size.width)
-        yield self.welcome.data_bind(ChatScreen.model, ChatScreen.sandbox)
+        yield self.welcome.data_bind(ChatScreen.status)
         with Horizontal(id="main"):
             yield self.new_output
             yield self.transcript
-            yield self.sidebar.data_bind(ChatScreen.session_tokens, ChatScreen.cost)
+            yield self.sidebar.data_bind(ChatScreen.status)
         with self.prompt_area:
             yield self.activity_line.data_bind(
                 ChatScreen.activity, cancellable=ChatScreen.turn_running
@@ -221,21 +213,7 @@ class ChatScreen(Screen[None]):
             yield self.picker
             yield self.hint
             yield self.prompt
-        yield self.status_bar.data_bind(
-            ChatScreen.model,
-            ChatScreen.sandbox,
-            ChatScreen.isolation,
-            ChatScreen.network,
-            ChatScreen.yolo,
-            ChatScreen.warning,
-            ChatScreen.mcp,
-            ChatScreen.note,
-            ChatScreen.turn_tokens,
-            ChatScreen.session_tokens,
-            ChatScreen.context_tokens,
-            ChatScreen.context_window,
-            ChatScreen.cost,
-        )
+        yield self.status_bar.data_bind(ChatScreen.status)
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -307,7 +285,7 @@ class ChatScreen(Screen[None]):
         if self._asking:
             self.activity = Activity("waiting for you", key="approval")
         elif main is not None:
-            self.activity = main.activity(provider_name(self.model))
+            self.activity = main.activity(provider_name(self.status.model))
         else:
             self.activity = None
 
@@ -317,13 +295,11 @@ class ChatScreen(Screen[None]):
 
         match event:
             case ev.TurnStart(replayed=False):
-                self._tokens_before_turn = self.session_tokens
-                self.turn_tokens = 0
+                self.status = self.status.turn_started()
             case ev.Usage(input_tokens=sent, output_tokens=received):
-                self.turn_tokens = sent + received
-                self.session_tokens = self._tokens_before_turn + self.turn_tokens
+                self.status = self.status.turn_used(sent + received)
             case ev.Status(retry_in_s=delay) if delay is not None:
-                self.note = f"retrying in {delay:g}s"
+                self.status = replace(self.status, note=f"retrying in {delay:g}s")
             case _:
                 pass
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
+from co_tui.session.status import session_status
 from co_tui.tui.messages import CommandOutput, Notice
-from co_tui.tui.shell.status import show_status
 from co_tui.tui.terminal.idle_gc import IdleCollector
 
 if TYPE_CHECKING:
@@ -88,5 +88,9 @@ class AppBase(App[None]):
         return self.session.model_label()
 
     def refresh_status(self) -> None:
-        """The status bar, the welcome and the sidebar's totals, from the session now."""
-        show_status(self.chat, self.model_label(), self._session, self.project)
+        """The chat screen's status (the status bar, the welcome and the sidebar's totals bind
+        to it), derived from the session now; the passing note stays."""
+        note = self.chat.status.note
+        self.chat.status = session_status(
+            self.model_label(), self._session, self.project, note=note
+        )

@@ -5,6 +5,7 @@ What the picker or the dialog chose runs as `/model NAME`, posted as a `CommandR
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from co_tui.tui.messages import CommandRequested
@@ -74,8 +75,9 @@ class ModelChoice:
 
     def progress(self, update: StartProgress) -> None:
         """The embedded model's server loading, in the status bar; done, in the transcript."""
+        chat = self.app.chat
         if update.done:
-            self.app.chat.note = ""
+            chat.status = replace(chat.status, note="")
             self.app.notice(update.message)
         else:
-            self.app.chat.note = f"{update.message} {update.elapsed_s:.1f}s"
+            chat.status = replace(chat.status, note=f"{update.message} {update.elapsed_s:.1f}s")

@@ -5,6 +5,7 @@ one is deleted, and the prompt's draft that belongs to the session now open."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from co_tui.config.paths import user_data_dir
@@ -91,7 +92,10 @@ class SessionSwitcher:
         if notice := loaded.unfinished_notice():
             events.append(ev.Status(session_id=sid, message=notice, level="warning"))
         self.app.chat.post_message(TranscriptRestored(events, VISIBLE_ITEMS))
-        self.app.chat.note = f"resumed: {loaded.info.title or loaded.info.id[:8]}"
+        chat = self.app.chat
+        chat.status = replace(
+            chat.status, note=f"resumed: {loaded.info.title or loaded.info.id[:8]}"
+        )
         self.app.refresh_status()
         if loaded.pending is not None:
             self.turns.resume_pending(loaded.pending)

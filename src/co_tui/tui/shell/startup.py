@@ -234,7 +234,7 @@ class Startup:
     async def _hold_mcp(self, ready: asyncio.Event) -> None:
         """The MCP servers, held for the session by this worker (the stdio transports must
         open and close in one task); it is cancelled when the app exits."""
-        from co_tui.agent.mcp import failure_note, mcp_status_summary
+        from co_tui.agent.mcp import failure_note
         from co_tui.integrations.mcp import MCPConnection
 
         def connected(connection: MCPConnection | None) -> None:
@@ -242,7 +242,7 @@ class Startup:
                 for failure in connection.failures:
                     level = "warning" if failure.tool is not None else "error"
                     self.app.notice(failure_note(failure), level)
-                self.app.chat.mcp = mcp_status_summary(connection)
+                self.app.refresh_status()  # the session holds the connection now
             ready.set()
 
         try:

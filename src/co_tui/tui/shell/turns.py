@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from co_tui.tui.terminal.notify import AttentionNeeded
@@ -116,7 +117,7 @@ class Turns:
             ended = "the turn failed"
             app.notice(f"the turn failed: {type(exc).__name__}: {exc}", "error")
         finally:
-            app.chat.note = ""
+            app.chat.status = replace(app.chat.status, note="")
             app.refresh_status()
             elapsed = time.monotonic() - started
             if app.made_session is not None and elapsed >= app.settings.notify_after_s:

@@ -2,8 +2,9 @@
 and sub-agent sessions (which never reach the transcript).
 
 It handles the `ShowEvent`s the chat screen routes to it (tui/display.py): the main
-session's thinking, tool calls and usage, and every event of a sub-agent. `show_thinking`
-and the session's token total are reactives (the total is bound to the chat screen's).
+session's thinking, tool calls and usage, and every event of a sub-agent. `show_thinking` is
+a reactive; the session's token total and cost come from `status`, bound to the chat
+screen's `SessionStatus`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from co_tui.safety.visible import visible
+from co_tui.session.status import SessionStatus
 from co_tui.tui.messages import ShowEvent
 from co_tui.tui.render.tool_status import WAITING, glyph, style
 from co_tui.tui.render.visible_text import one_line, visible_text
@@ -46,8 +48,7 @@ class ToolRow:
 class Sidebar(VerticalScroll):
     can_focus = False
     show_thinking = reactive(False, init=False)
-    session_tokens = reactive(0, init=False)  # the session's total, this turn included
-    cost = reactive("", init=False)  # the session's estimated cost; "" when not priced
+    status: reactive[SessionStatus] = reactive(SessionStatus(), init=False, repaint=False)
 
     def __init__(self, *, show_thinking: bool, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -252,11 +253,9 @@ class Sidebar(VerticalScroll):
         self._tools_view.update(text)
 
     # -- usage --
-    def watch_session_tokens(self) -> None:
-        self._render_usage()
-
-    def watch_cost(self) -> None:
-        self._render_usage()
+    def watch_status(self, old: SessionStatus, new: SessionStatus) -> None:
+        if (old.session_tokens, old.cost) != (new.session_tokens, new.cost):
+            self._render_usage()
 
     def _render_usage(self) -> None:
         usage = self._usage
@@ -267,9 +266,9 @@ class Sidebar(VerticalScroll):
         else:
             text.append(f"turn    {usage.input_tokens:,} in / {usage.output_tokens:,} out\n")
             text.append(f"        {usage.requests} request(s)\n", style="dim")
-        text.append(f"session {self.session_tokens:,}")
-        if self.cost:
-            text.append(f" · about {self.cost}", style="dim")
+        text.append(f"session {self.status.session_tokens:,}")
+        if self.status.cost:
+            text.append(f" · about {self.status.cost}", style="dim")
         self._usage_view.update(text)
 
     # -- sub-agents --

@@ -2,8 +2,8 @@
 tokens (turn and session), the context meter and cost, MCP servers, a passing note. What runs
 now is the activity line's (tui/widgets/activity.py), not this bar's.
 
-Every field is a reactive; the chat screen binds them to its own (`data_bind`), so the bar
-follows the session without anyone calling it.
+The bar shows one `SessionStatus` (session/status.py), a reactive the chat screen binds to
+its own (`data_bind`): the bar follows the session without anyone calling it.
 
 The line is fitted to the bar's width by priority: what needs the user's attention (a note
 such as "retrying in 3s", a warning, yolo ON) is never cut; the
@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from co_tui.context.usage import format_window
+from co_tui.session.status import SessionStatus
 
 WARNING_CHARS = 40
 SHORT_WARNING_CHARS = 20
@@ -76,25 +77,11 @@ def _fit(fields: list[Field], width: int) -> Text:
 
 
 class StatusBar(Static):
-    model = reactive("?")
-    sandbox = reactive("?")
-    isolation = reactive("?")
-    yolo = reactive(False)
-    turn_tokens = reactive(0)
-    session_tokens = reactive(0)
-    context_tokens = reactive(0)  # in the next request (the last response's input + output)
-    context_window = reactive(0)  # the model's window; 0 when unknown
-    cost = reactive("")  # the session's estimated cost, "" when the model is not priced
-    note = reactive("")  # e.g. "retrying in 3s", the local model loading
-    mcp = reactive("")  # e.g. "MCP 2/3 (failed: broken)"; empty when no server is configured
-    warning = reactive("")  # the sandbox's or the project's warning, shown all session
-    # An isolating sandbox's network for approved commands ("none" or "bridge"); "" without
-    # isolation, where "(none)" says already that nothing is held back.
-    network = reactive("")
+    status: reactive[SessionStatus] = reactive(SessionStatus())
 
     def fields(self) -> list[Field]:
         """The line's fields in display order, each with its forms and rank."""
-        s = self
+        s = self.status
         fields = [
             Field(
                 [
@@ -118,13 +105,14 @@ class StatusBar(Static):
         iso = Text(f"({s.isolation})", style="yellow" if s.isolation == "none" else "green")
         sandbox = Text(f"{s.sandbox} ").append_text(iso)
         fields.append(Field([Text("sandbox ").append_text(sandbox), sandbox, Text()], rank=4))
-        # Shortened before the sandbox is, never dropped: it explains failing commands.
+        # The network: shortened before the sandbox is, never dropped (it explains failing
+        # commands); none without isolation, where "(none)" says that nothing is held back.
         if s.network == "none":
             fields.append(Field([Text("no network"), Text("no net")], rank=3))
         elif s.network:
             on = [Text("network on", style="yellow"), Text("net on", style="yellow")]
             fields.append(Field(on, rank=3))
-        if s.yolo:
+        if s.approve_all:
             fields.append(Field([Text("yolo ON", style="bold red")], rank=9))
         else:
             fields.append(Field([Text("yolo off", style="dim"), Text()], rank=0))
@@ -144,7 +132,7 @@ class StatusBar(Static):
         return fields
 
     def _token_forms(self) -> list[Text]:
-        turn, session = self.turn_tokens, self.session_tokens
+        turn, session = self.status.turn_tokens, self.status.session_tokens
         return [
             Text(f"turn {turn:,} tok · session {session:,} tok"),
             Text(f"{session:,} tok"),
@@ -152,14 +140,14 @@ class StatusBar(Static):
         ]
 
     def _context_forms(self) -> list[Text]:
-        tokens, window = self.context_tokens, self.context_window
-        if not window:
-            return [Text(f"ctx {tokens:,} tok"), Text()]
-        percent = round(100 * tokens / window)
+        status = self.status
+        percent = status.context_percent
+        if percent is None:
+            return [Text(f"ctx {status.context_tokens:,} tok"), Text()]
         style = "bold red" if percent >= 90 else "yellow" if percent >= 75 else ""
         shown = f"{percent}%" if percent else "<1%"
         return [
-            Text(f"ctx {shown} of {format_window(window)}", style=style),
+            Text(f"ctx {shown} of {format_window(status.context_window)}", style=style),
             Text(f"ctx {shown}", style=style),
             Text(),
         ]

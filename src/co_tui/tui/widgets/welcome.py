@@ -2,7 +2,8 @@
 
 The first launch is the one that finds no marker file in the user data folder; the app writes
 it (0600) once the welcome is shown. The model and sandbox lines follow the chat screen's
-status reactives, so they change from "loading model…" to the model once the agent is built.
+status (bound to its `SessionStatus`), so they change from "loading model…" to the model once
+the agent is built.
 The welcome is not part of the conversation: the chat screen hides it when the first turn,
 command or restored session arrives.
 """
@@ -17,6 +18,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from co_tui.safety.private_files import open_private
+from co_tui.session.status import SessionStatus
 
 MARKER_NAME = "welcomed"
 
@@ -65,29 +67,34 @@ class Welcome(Widget):
     }
     """
 
-    model = reactive("?", layout=True)
-    sandbox = reactive("?", layout=True)
-    local_model = reactive(False, layout=True)  # no provider set up: the embedded model answers
+    status: reactive[SessionStatus] = reactive(SessionStatus(), repaint=False)
 
     def __init__(self, *, first: bool, id: str | None = None) -> None:
         super().__init__(id=id)
         self.first = first
         self.set_class(first, "-first")
 
+    def watch_status(self, old: SessionStatus, new: SessionStatus) -> None:
+        """Laid out again when what it shows changes (the tokens and notes do not show here)."""
+        if _shown(old) != _shown(new):
+            self.refresh(layout=True)
+
     def render(self) -> RenderableType:
+        status = self.status
         if not self.first:
             return Text.assemble(
                 ("co-tui", "bold"),
-                f" · {self.model} · sandbox: {self.sandbox} · ",
+                f" · {status.model} · sandbox: {status.sandbox} · ",
                 ("/help", "bold"),
                 " for commands",
             )
         return self._full()
 
     def _full(self) -> RenderableType:
+        status = self.status
         title = Text("Welcome to co-tui: a private assistant in your terminal.", style="bold")
-        status = Text.assemble(
-            ("Model ", "bold"), self.model, "  ·  ", ("Sandbox ", "bold"), self.sandbox
+        running = Text.assemble(
+            ("Model ", "bold"), status.model, "  ·  ", ("Sandbox ", "bold"), status.sandbox
         )
         examples = Text("Try one:", style="bold")
         for prompt in EXAMPLE_PROMPTS:
@@ -97,7 +104,7 @@ class Welcome(Widget):
             keys.append(" · " if i else " ", style="not bold")
             keys.append(key, style="bold")
             keys.append(f" {what}", style="not bold")
-        if self.local_model:
+        if status.local_model:
             provider = Text.assemble(
                 "The embedded local model answers, offline. ",
                 ("/setup", "bold"),
@@ -111,4 +118,8 @@ class Welcome(Widget):
                 ("/model", "bold"),
                 " switches.",
             )
-        return Group(title, status, examples, keys, provider)
+        return Group(title, running, examples, keys, provider)
+
+
+def _shown(status: SessionStatus) -> tuple[str, str, bool]:
+    return status.model, status.sandbox, status.local_model

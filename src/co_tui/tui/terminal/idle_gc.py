@@ -38,6 +38,7 @@ import gc
 from typing import Any
 
 IDLE_S = 0.2  # seconds after a turn (or start-up) before a due collection
+BUSY_CHECK_S = 2.0  # while a turn runs: how often a due full collection is looked for
 FULL_AFTER_YOUNG = 10  # Python's default: a full collection per 10 middle-generation ones
 NEVER = 10**9  # gen-1 collections before an automatic full one: in practice, never
 
@@ -61,6 +62,7 @@ class IdleCollector:
         self.app = app
         self._saved_threshold: tuple[int, int, int] | None = None
         self._timer: Any = None
+        self._busy_timer: Any = None
         self._start_up_next = True  # the first one freezes what start-up made
         self._thaw_next = False
 
@@ -76,14 +78,30 @@ class IdleCollector:
             gc.enable()
 
     def uninstall(self) -> None:
-        self.busy()
+        self._stop_timers()
         if self._saved_threshold is not None:
             gc.set_threshold(*self._saved_threshold)
             self._saved_threshold = None
             gc.unfreeze()
 
     def busy(self) -> None:
-        """Something is streaming: no full collection until idle again."""
+        """A turn runs: the idle collection waits; a due one runs every BUSY_CHECK_S until
+        `turn_over` (start-up's or released items' `idle_soon` meanwhile does not stop it)."""
+        self._stop_timers()
+        if self._saved_threshold is not None:
+            self._busy_timer = self.app.set_interval(BUSY_CHECK_S, self._collect_while_busy)
+
+    def turn_over(self) -> None:
+        self._stop_timers()
+        self.idle_soon()
+
+    def _stop_timers(self) -> None:
+        self._stop_idle_timer()
+        if self._busy_timer is not None:
+            self._busy_timer.stop()
+            self._busy_timer = None
+
+    def _stop_idle_timer(self) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -93,7 +111,7 @@ class IdleCollector:
         self._thaw_next = True
 
     def idle_soon(self) -> None:
-        self.busy()
+        self._stop_idle_timer()
         if self._saved_threshold is not None:  # not once uninstalled: the app is closing
             self._timer = self.app.set_timer(IDLE_S, self._collect)
 
@@ -111,3 +129,19 @@ class IdleCollector:
         full = thaw or not start_up  # start-up's little garbage is frozen, not walked for
         gc.collect(2 if full else 1)
         gc.freeze()
+
+    def _collect_while_busy(self) -> None:
+        """A long answer makes cycles at every frame; with full collections only when idle
+        they piled up for as long as it streamed (~20 MB a minute at 1,000 characters a
+        second). A due one runs here, between frames, and freezes nothing: what this turn
+        made is still changing, and a frozen cycle is never freed. A turn sent before
+        start-up's collection ran first freezes what start-up made, as that one would have
+        (else every collection here walks its 150,000 objects)."""
+        if self._start_up_next:
+            self._start_up_next = False
+            gc.collect(1)
+            gc.freeze()
+            return
+        _, _, young_collections = gc.get_count()
+        if young_collections >= FULL_AFTER_YOUNG:
+            gc.collect(2)

@@ -6,6 +6,11 @@ turns automatic full collections off and runs one itself once a turn is over and
 has happened for IDLE_S; the survivors are then frozen (gc.freeze), so the next idle
 collection walks only what is new. Young generations keep collecting as usual.
 
+While a turn runs, a due collection runs every BUSY_CHECK_S between frames, freezing
+nothing (a long answer's cycles would otherwise pile up for as long as it streams), and one
+that is due when a turn starts runs then, as the idle one would (turns sent back to back
+leave no idle moment).
+
 An idle collection is due on Python's own schedule: after FULL_AFTER_YOUNG collections of
 the middle generation (the default third threshold). A short turn rarely gets there, so the
 seconds after most answers cost nothing; a long answer, or a few turns, do.
@@ -85,10 +90,14 @@ class IdleCollector:
             gc.unfreeze()
 
     def busy(self) -> None:
-        """A turn runs: the idle collection waits; a due one runs every BUSY_CHECK_S until
+        """A turn runs: the idle collection waits; a due one runs as the turn starts and every
+        BUSY_CHECK_S until
         `turn_over` (start-up's or released items' `idle_soon` meanwhile does not stop it)."""
         self._stop_timers()
         if self._saved_threshold is not None:
+            # Turns sent back to back leave no idle moment: the idle collection, when one is
+            # due, runs as the next turn starts (before its request, not during its answer).
+            self._collect_due()
             self._busy_timer = self.app.set_interval(BUSY_CHECK_S, self._collect_while_busy)
 
     def turn_over(self) -> None:
@@ -119,6 +128,9 @@ class IdleCollector:
         self._timer = None
         if self._saved_threshold is None or getattr(self.app, "turn_running", False):
             return  # the app is closing; or the turn's end schedules another
+        self._collect_due()
+
+    def _collect_due(self) -> None:
         _, _, young_collections = gc.get_count()
         start_up, thaw = self._start_up_next, self._thaw_next
         if not (start_up or thaw) and young_collections < FULL_AFTER_YOUNG:
@@ -134,14 +146,7 @@ class IdleCollector:
         """A long answer makes cycles at every frame; with full collections only when idle
         they piled up for as long as it streamed (~20 MB a minute at 1,000 characters a
         second). A due one runs here, between frames, and freezes nothing: what this turn
-        made is still changing, and a frozen cycle is never freed. A turn sent before
-        start-up's collection ran first freezes what start-up made, as that one would have
-        (else every collection here walks its 150,000 objects)."""
-        if self._start_up_next:
-            self._start_up_next = False
-            gc.collect(1)
-            gc.freeze()
-            return
+        made is still changing, and a frozen cycle is never freed."""
         _, _, young_collections = gc.get_count()
         if young_collections >= FULL_AFTER_YOUNG:
             gc.collect(2)

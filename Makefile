@@ -12,7 +12,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AM
 PIP_INSTALL := CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
 	$(BIN)/python scripts/pip_progress.py --log $(VENV)/pip-install.log -- $(BIN)/pip install -v
 
-.PHONY: run test test-fast install install-dev lint bench
+.PHONY: run test test-fast install install-dev lint bench bench-long
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,3 +50,8 @@ lint: install-dev
 
 bench: install-dev
 	$(BIN)/python -m bench
+
+# An hours-long session in minutes (about 15): a 3-minute answer, 200 turns, idle CPU, each
+# beside the minimal Textual chat measured the same way. One run each.
+bench-long: install-dev
+	$(BIN)/python -m bench.long_sessions

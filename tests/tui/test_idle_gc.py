@@ -3,9 +3,10 @@ after every answer), and the setting is undone on exit."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import weakref
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -122,3 +123,63 @@ async def test_items_let_go_after_being_frozen_are_freed(tmp_path: Path) -> None
         app.chat.prompt.text = "/clear"
         await pilot.press("enter")
         await wait_until(pilot, lambda: shown() is None, "the cleared answer freed")
+
+
+def held_stream(release: asyncio.Event) -> Any:
+    """An answer that streams its first words, then waits for `release`: a long answer."""
+
+    async def stream(messages: list[Any], info: Any) -> AsyncIterator[str]:
+        yield "the first words of a long answer "
+        await release.wait()
+        yield "and its end"
+
+    return stream
+
+
+async def test_a_long_answer_gets_due_full_collections_while_it_streams(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cycles made while an answer streams are freed during it, not when it ends (a
+    10-minute answer grew the app by hundreds of MB); nothing is frozen meanwhile. Start-up's
+    own idle collection, asked for while the turn runs, does not stop them."""
+    monkeypatch.setattr(idle_gc, "BUSY_CHECK_S", 0.05)
+    release = asyncio.Event()
+    app = make_app(held_stream(release), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
+        await wait_until(pilot, lambda: gc.get_freeze_count() > 0, "the start-up collection")
+        app.chat.prompt.text = "a long one"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.turn_running, "the turn to start")
+        app.idle_gc.idle_soon()  # what start-up or released items ask for meanwhile
+        frozen = gc.get_freeze_count()
+        with full_collections() as seen:
+            for _ in range(idle_gc.FULL_AFTER_YOUNG):
+                gc.collect(1)  # what a long answer's allocations do
+            await wait_until(pilot, lambda: seen, "a full collection while the answer streams")
+            assert app.turn_running
+            assert gc.get_freeze_count() == frozen
+        release.set()
+        await settle(pilot, app)
+
+
+async def test_turns_sent_back_to_back_get_the_due_collection_as_the_next_one_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no idle moment between turns (a script, a fast typist) the idle collection never
+    came: 200 such turns grew the app from 160 to 279 MB. A due one runs as the next turn
+    starts, before its request."""
+    monkeypatch.setattr(idle_gc, "IDLE_S", 1000.0)  # never idle long enough
+    app = make_app(text_stream("answer"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_ready()
+        app.chat.prompt.text = "first"
+        await pilot.press("enter")
+        await settle(pilot, app)
+        for _ in range(idle_gc.FULL_AFTER_YOUNG):
+            gc.collect(1)  # what a long answer's allocations do
+        with full_collections() as seen:
+            app.chat.prompt.text = "second"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: seen, "the due collection as the turn starts")
+            await settle(pilot, app)

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import itertools
 
 import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.strip import Strip
 
 from co_tui.tui.render.markdown import TranscriptMarkdown
 from co_tui.tui.render.streaming import (
@@ -25,7 +27,7 @@ from co_tui.tui.render.streaming import (
     split_finished,
 )
 from co_tui.tui.widgets.assistant_message import AssistantMessage
-from co_tui.tui.widgets.lines import RenderedLines
+from co_tui.tui.widgets.lines import PAINTED_LINES, RenderedLines
 from tests.tui.test_relayout_pilot import LayoutPasses, shown_text
 
 FENCE_WITH_BLANKS = "```python\ndef f():\n\n    return 1\n\n```\n"
@@ -135,6 +137,25 @@ async def test_lines_are_painted_again_in_a_new_style_and_width() -> None:
         await pilot.resize_terminal(20, 10)
         await pilot.pause()
         assert shown_text(lines) == ["a block long enough", "to wrap at thirty", "cells"]
+
+
+def live_strips() -> int:
+    gc.collect()
+    return sum(1 for thing in gc.get_objects() if isinstance(thing, Strip))
+
+
+async def test_painting_every_line_of_a_long_answer_keeps_no_copy_of_each() -> None:
+    """Scrolling through a long answer paints each of its lines: what is kept painted is
+    bounded (a few screens), not a copy of every line painted since it was added."""
+    app = LinesApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        lines = app.query_one(RenderedLines)
+        lines.add(Text("\n".join(f"line {n}" for n in range(3 * PAINTED_LINES))))
+        await pilot.pause()
+        before = live_strips()
+        for y in range(3 * PAINTED_LINES):
+            assert lines.render_line(y).text.startswith(f"line {y}")
+        assert live_strips() - before <= PAINTED_LINES
 
 
 async def test_a_batch_is_laid_out_once_when_it_ends() -> None:

@@ -187,20 +187,52 @@ class TranscriptMarkdown(Markdown):
         # fails when Rich's sets something else). Model output can carry escape sequences
         # (from a web page, a file): shown, not run.
         self.markup = visible(text, keep="\n\t")
-        self.parsed = _PARSER.parse(self.markup)
         self.code_theme = self.inline_code_theme = "monokai"
         self.justify = None
         self.style = "none"
         self.hyperlinks = True
         self.inline_code_lexer = None
-        _show_link_addresses(self.parsed)
-        numbered = [token for token in self.parsed if is_numbered(token)]
-        self._code_numbers = {id(token): first_code_block + n for n, token in enumerate(numbered)}
+        self._first_code_block = first_code_block
+        tokens = self._parse()
+        self._code_block_count = sum(1 for token in tokens if is_numbered(token))
+        first = tokens[0] if tokens else None
+        self._opens_with_a_blank_line = (
+            first is not None
+            and first.nesting == 1
+            and first.type not in ("paragraph_open", "heading_open")
+        )
+        # The tokens wait for the first render, then go: a kept block (a transcript keeps
+        # every block, to render it again at another width) holds its text, not the ~40
+        # tokens a paragraph parses into. Another render parses again.
+        self._tokens: list[Token] | None = tokens
+        self._code_numbers: dict[int, int] = {}
+
+    def _parse(self) -> list[Token]:
+        tokens = _PARSER.parse(self.markup)
+        _show_link_addresses(tokens)
+        return tokens
+
+    @property
+    def parsed(self) -> list[Token]:
+        """The tokens Rich's Markdown renders (read once per render)."""
+        tokens = self._tokens if self._tokens is not None else self._parse()
+        numbered = [token for token in tokens if is_numbered(token)]
+        self._code_numbers = {
+            id(token): self._first_code_block + n for n, token in enumerate(numbered)
+        }
+        return tokens
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        try:
+            yield from super().__rich_console__(console, options)
+        finally:
+            self._tokens = None
+            self._code_numbers = {}
 
     @property
     def code_block_count(self) -> int:
         """How many of `/copy n`'s code blocks this text holds."""
-        return len(self._code_numbers)
+        return self._code_block_count
 
     def code_block_number(self, token: Token) -> int | None:
         return self._code_numbers.get(id(token))
@@ -209,9 +241,4 @@ class TranscriptMarkdown(Markdown):
     def opens_with_a_blank_line(self) -> bool:
         """Rich's Markdown starts with a blank line when its first block holds others (a
         list, a quote, a table): the line that parts it from what came before."""
-        first = self.parsed[0] if self.parsed else None
-        return (
-            first is not None
-            and first.nesting == 1
-            and first.type not in ("paragraph_open", "heading_open")
-        )
+        return self._opens_with_a_blank_line

@@ -92,7 +92,7 @@ class Turns:
         try:
             await self._turn_body(prompt, pending)
         finally:
-            app.idle_gc.idle_soon()
+            app.idle_gc.turn_over()
 
     async def _turn_body(self, prompt: str, pending: DeferredToolRequests | None) -> None:
         app = self.app

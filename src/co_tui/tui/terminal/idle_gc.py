@@ -6,6 +6,11 @@ turns automatic full collections off and runs one itself once a turn is over and
 has happened for IDLE_S; the survivors are then frozen (gc.freeze), so the next idle
 collection walks only what is new. Young generations keep collecting as usual.
 
+While a turn runs, a due collection runs every BUSY_CHECK_S between frames, freezing
+nothing (a long answer's cycles would otherwise pile up for as long as it streams), and one
+that is due when a turn starts runs then, as the idle one would (turns sent back to back
+leave no idle moment).
+
 An idle collection is due on Python's own schedule: after FULL_AFTER_YOUNG collections of
 the middle generation (the default third threshold). A short turn rarely gets there, so the
 seconds after most answers cost nothing; a long answer, or a few turns, do.
@@ -38,6 +43,7 @@ import gc
 from typing import Any
 
 IDLE_S = 0.2  # seconds after a turn (or start-up) before a due collection
+BUSY_CHECK_S = 2.0  # while a turn runs: how often a due full collection is looked for
 FULL_AFTER_YOUNG = 10  # Python's default: a full collection per 10 middle-generation ones
 NEVER = 10**9  # gen-1 collections before an automatic full one: in practice, never
 
@@ -61,6 +67,7 @@ class IdleCollector:
         self.app = app
         self._saved_threshold: tuple[int, int, int] | None = None
         self._timer: Any = None
+        self._busy_timer: Any = None
         self._start_up_next = True  # the first one freezes what start-up made
         self._thaw_next = False
 
@@ -76,14 +83,34 @@ class IdleCollector:
             gc.enable()
 
     def uninstall(self) -> None:
-        self.busy()
+        self._stop_timers()
         if self._saved_threshold is not None:
             gc.set_threshold(*self._saved_threshold)
             self._saved_threshold = None
             gc.unfreeze()
 
     def busy(self) -> None:
-        """Something is streaming: no full collection until idle again."""
+        """A turn runs: the idle collection waits; a due one runs as the turn starts and every
+        BUSY_CHECK_S until
+        `turn_over` (start-up's or released items' `idle_soon` meanwhile does not stop it)."""
+        self._stop_timers()
+        if self._saved_threshold is not None:
+            # Turns sent back to back leave no idle moment: the idle collection, when one is
+            # due, runs as the next turn starts (before its request, not during its answer).
+            self._collect_due()
+            self._busy_timer = self.app.set_interval(BUSY_CHECK_S, self._collect_while_busy)
+
+    def turn_over(self) -> None:
+        self._stop_timers()
+        self.idle_soon()
+
+    def _stop_timers(self) -> None:
+        self._stop_idle_timer()
+        if self._busy_timer is not None:
+            self._busy_timer.stop()
+            self._busy_timer = None
+
+    def _stop_idle_timer(self) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -93,7 +120,7 @@ class IdleCollector:
         self._thaw_next = True
 
     def idle_soon(self) -> None:
-        self.busy()
+        self._stop_idle_timer()
         if self._saved_threshold is not None:  # not once uninstalled: the app is closing
             self._timer = self.app.set_timer(IDLE_S, self._collect)
 
@@ -101,6 +128,9 @@ class IdleCollector:
         self._timer = None
         if self._saved_threshold is None or getattr(self.app, "turn_running", False):
             return  # the app is closing; or the turn's end schedules another
+        self._collect_due()
+
+    def _collect_due(self) -> None:
         _, _, young_collections = gc.get_count()
         start_up, thaw = self._start_up_next, self._thaw_next
         if not (start_up or thaw) and young_collections < FULL_AFTER_YOUNG:
@@ -111,3 +141,12 @@ class IdleCollector:
         full = thaw or not start_up  # start-up's little garbage is frozen, not walked for
         gc.collect(2 if full else 1)
         gc.freeze()
+
+    def _collect_while_busy(self) -> None:
+        """A long answer makes cycles at every frame; with full collections only when idle
+        they piled up for as long as it streamed (~20 MB a minute at 1,000 characters a
+        second). A due one runs here, between frames, and freezes nothing: what this turn
+        made is still changing, and a frozen cycle is never freed."""
+        _, _, young_collections = gc.get_count()
+        if young_collections >= FULL_AFTER_YOUNG:
+            gc.collect(2)

@@ -29,6 +29,11 @@ from textual.widget import Widget
 
 PAINTED_LINES = 256  # a few screens of painted lines
 
+# A line kept as its segments, not as a Strip: a Strip caches what is made of it (cropped,
+# styled, divided), so a kept Strip would keep every painted copy of itself for as long as
+# the transcript lives. Strips are made when a line is painted and kept only in `_painted`.
+_Line = tuple[Segment, ...]
+
 
 class RenderedLines(Widget):
     DEFAULT_CSS = """
@@ -41,9 +46,9 @@ class RenderedLines(Widget):
     def __init__(self, *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self._blocks: list[RenderableType] = []
-        self._lines: list[Strip] = []
+        self._lines: list[_Line] = []
         self._tail: RenderableType | None = None
-        self._tail_lines: list[Strip] = []
+        self._tail_lines: list[_Line] = []
         self._width = 0
         self._tail_version = 0  # which tail a painted tail line was painted from
         self._paint_style: Style | None = None
@@ -98,13 +103,13 @@ class RenderedLines(Widget):
         elif first_changed < height:  # only these lines are painted again
             self.refresh(Region(0, first_changed, self._width, height - first_changed))
 
-    def _render_block(self, renderable: RenderableType, width: int) -> list[Strip]:
+    def _render_block(self, renderable: RenderableType, width: int) -> list[_Line]:
         console = self.app.console
         options = console.options.update_width(width).update(height=None)
         segments = console.render(renderable, options)
-        return Strip.from_lines(list(Segment.split_lines(segments)))
+        return [tuple(line) for line in Segment.split_lines(segments)]
 
-    def _render_tail(self, width: int) -> list[Strip]:
+    def _render_tail(self, width: int) -> list[_Line]:
         if self._tail is None or not width:
             return []
         return self._render_block(self._tail, width)
@@ -143,6 +148,6 @@ class RenderedLines(Widget):
             return Strip.blank(width, style)
         painted = self._painted.get(key)
         if painted is None:
-            painted = lines[y].crop_extend(0, width, style).apply_style(style)
+            painted = Strip(lines[y]).crop_extend(0, width, style).apply_style(style)
             self._painted[key] = painted
         return painted

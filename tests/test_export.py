@@ -88,8 +88,10 @@ def stored(tmp_path: Path) -> SessionStore:
     store.calls_started(
         SID,
         [
-            ToolRun("c1", "run_shell_command", {"cmd": "ls -la"}, "auto", "done"),
-            ToolRun("c2", "run_shell_command", {"cmd": "rm -rf x"}, "deny", "denied"),
+            ToolRun("c1", "run_shell_command", {"cmd": "ls -la"}, "auto", "done", response_at=1),
+            ToolRun(
+                "c2", "run_shell_command", {"cmd": "rm -rf x"}, "deny", "denied", response_at=1
+            ),
         ],
     )
     return store

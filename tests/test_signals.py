@@ -12,6 +12,7 @@ import os
 import pty
 import select
 import signal
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -72,6 +73,11 @@ def assert_saved_with_the_call_interrupted(isolated_env: Path) -> None:
     assert [c.args_as_dict() for c in calls] == [{"cmd": SLOW_COMMAND}]
     assert [r.tool_call_id for r in returns] == [calls[0].tool_call_id]  # answered: resumable
     assert "marker" not in str(returns[0].content)
+    assert returns[0].outcome == "interrupted"  # stored (and drawn) as cut short, not as done
+    with sqlite3.connect(isolated_env / "data" / "co-tui" / "sessions.db") as db:
+        journal = db.execute("SELECT state FROM tool_runs").fetchall()
+    db.close()
+    assert journal == [("interrupted",)]  # closed: never reported as still running
 
 
 def assert_nothing_left(workspace: Path) -> None:

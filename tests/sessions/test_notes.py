@@ -15,6 +15,7 @@ from co_tui.config.settings import Settings
 from co_tui.context.deps import create_deps
 from co_tui.protocol import events as ev
 from co_tui.sandbox import SandboxChoice, SubprocessSandbox
+from co_tui.store.schema import SCHEMA_VERSION
 from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoApp
 from co_tui.tui.widgets.items import Note
@@ -104,7 +105,7 @@ def test_a_schema_2_database_is_upgraded_in_place_with_notes(tmp_path: Path) -> 
     assert store.load("a" * 32).notes == [StoredNote(1, "boom")]
     store.close()
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def test_a_secret_in_an_error_never_reaches_the_file(tmp_path: Path) -> None:

@@ -278,9 +278,14 @@ def paused_on(call_ids: list[str]) -> tuple[list[ModelMessage], DeferredToolRequ
     return messages, DeferredToolRequests(approvals=calls)
 
 
-def run(call_id: str, state: records.ToolRunState, decision: str = "approve") -> records.ToolRun:
+PAUSED_AT = len(turn(0)) + 1  # paused_on's response: its position in the messages
+
+
+def run(
+    call_id: str, state: records.ToolRunState, decision: str = "approve", at: int = PAUSED_AT
+) -> records.ToolRun:
     return records.ToolRun(
-        call_id, "run_shell_command", {"cmd": f"echo {call_id}"}, decision, state
+        call_id, "run_shell_command", {"cmd": f"echo {call_id}"}, decision, state, response_at=at
     )
 
 
@@ -302,7 +307,7 @@ def test_a_call_decided_but_never_finished_is_reported_and_never_asked_again(
     store.calls_started(
         "s1", [run("run1", "running"), run("done1", "running"), run("no1", "denied", "deny")]
     )
-    store.call_finished("s1", "done1", "exit code 0\ndone1")
+    store.call_finished("s1", PAUSED_AT, "done1", "exit code 0\ndone1")
     loaded = SessionStore(store.path).load("s1")
     assert loaded.pending is None and not loaded.info.has_pending  # nothing to ask again
     got = answers(loaded.messages)
@@ -327,7 +332,8 @@ def test_a_journal_argument_with_escape_codes_is_shown_visibly(store: SessionSto
     call = ToolCallPart(tool_name="run_shell_command", args={"cmd": cmd}, tool_call_id="c1")
     store.save("s1", [*turn(0), ModelResponse(parts=[call])])
     store.calls_started(
-        "s1", [records.ToolRun("c1", call.tool_name, {"cmd": cmd}, "approve", "running")]
+        "s1",
+        [records.ToolRun("c1", call.tool_name, {"cmd": cmd}, "approve", "running", response_at=4)],
     )
     notice = SessionStore(store.path).load("s1").unfinished_notice()
     assert notice is not None and "\x1b" not in notice and "\x07" not in notice
@@ -401,7 +407,7 @@ def test_a_reused_call_id_never_borrows_another_calls_record(store: SessionStore
     messages, pending = paused_on(["c1"])
     store.save("s1", messages, pending=pending)
     store.calls_started("s1", [run("c1", "running")])
-    store.call_finished("s1", "c1", "the first call's result")
+    store.call_finished("s1", PAUSED_AT, "c1", "the first call's result")
     answered = [
         *messages,
         ModelRequest(

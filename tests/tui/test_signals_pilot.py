@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -79,6 +80,14 @@ async def test_a_signal_cancels_the_running_command_saves_and_exits(
     [answer] = [p for p in parts if isinstance(p, ToolReturnPart)]
     assert call.args_as_dict() == {"cmd": SLOW_COMMAND}
     assert answer.tool_call_id == call.tool_call_id  # answered: the session goes on
+    assert answer.outcome == "interrupted"
+    store = SessionStore()
+    try:
+        with sqlite3.connect(store.path) as db:
+            assert db.execute("SELECT state FROM tool_runs").fetchall() == [("interrupted",)]
+        db.close()
+    finally:
+        store.close()
 
 
 async def test_sigterm_in_the_approval_dialog_runs_nothing(tmp_path: Path) -> None:

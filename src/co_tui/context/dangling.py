@@ -3,13 +3,14 @@
 Every tool call the model made must be answered before the next request. Calls that were
 cut off while streaming (their response is marked interrupted) never ran and may hold
 half-written arguments: they are dropped. Complete calls without a return get one saying
-the user interrupted them.
+the user interrupted them, with the outcome `interrupted` (drawn as such, never as a success).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -21,6 +22,15 @@ from pydantic_ai.messages import (
 )
 
 INTERRUPTED_MESSAGE = "Interrupted by user."
+
+
+@dataclass(frozen=True)
+class CallAnswer:
+    """The return a call without one gets: what the model is told, and the outcome stored
+    (and drawn) with it."""
+
+    content: str
+    outcome: Literal["success", "denied", "interrupted"] = "interrupted"
 
 
 def _answered_ids(messages: list[ModelMessage]) -> set[str]:
@@ -35,9 +45,10 @@ def _answered_ids(messages: list[ModelMessage]) -> set[str]:
 
 def patch_dangling_tool_calls(
     messages: list[ModelMessage],
-    error_message: str | Callable[[ToolCallPart], str] = INTERRUPTED_MESSAGE,
+    error_message: str | Callable[[ToolCallPart], CallAnswer] = INTERRUPTED_MESSAGE,
 ) -> list[ModelMessage]:
-    """`error_message`: the answer for every unanswered call, or a function of the call."""
+    """`error_message`: the answer for every unanswered call (its outcome `interrupted`), or
+    a function of the call."""
     if not messages:
         return messages
     messages = list(messages)
@@ -63,11 +74,16 @@ def patch_dangling_tool_calls(
     if not missing:
         return messages
 
-    def answer(call: ToolCallPart) -> str:
-        return error_message(call) if callable(error_message) else error_message
+    def answer(call: ToolCallPart) -> CallAnswer:
+        return error_message(call) if callable(error_message) else CallAnswer(error_message)
 
     returns = [
-        ToolReturnPart(tool_name=p.tool_name, tool_call_id=p.tool_call_id, content=answer(p))
+        ToolReturnPart(
+            tool_name=p.tool_name,
+            tool_call_id=p.tool_call_id,
+            content=(given := answer(p)).content,
+            outcome=given.outcome,
+        )
         for p in missing
     ]
     tail = messages[-1]

@@ -119,9 +119,10 @@ class SessionRecorder:
         """run_turn's `on_checkpoint`: the write runs in a thread, off the event loop."""
         await asyncio.to_thread(self.save, messages, pending)
 
-    # -- run_turn's tool journal --
-    async def calls_decided(self, records: Sequence[Any]) -> None:
-        """`records`: the ApprovalRecords of one batch, before any of the calls runs."""
+    # -- run_turn's tool journal: a call is named by its response's position and its id --
+    async def calls_decided(self, response_at: int, records: Sequence[Any]) -> None:
+        """`records`: the ApprovalRecords of one batch, the calls of the response at
+        `response_at` in the session's messages, before any of them runs."""
         runs = [
             ToolRun(
                 r.tool_call_id,
@@ -129,13 +130,21 @@ class SessionRecorder:
                 dict(r.args),
                 r.decision,
                 "denied" if r.decision == "deny" else "running",
+                response_at=response_at,
             )
             for r in records
         ]
         await asyncio.to_thread(self.store.calls_started, self.session_id, runs)
 
-    async def call_finished(self, tool_call_id: str, result: str) -> None:
-        await asyncio.to_thread(self.store.call_finished, self.session_id, tool_call_id, result)
+    async def call_finished(self, response_at: int, tool_call_id: str, result: str) -> None:
+        await asyncio.to_thread(
+            self.store.call_finished, self.session_id, response_at, tool_call_id, result
+        )
+
+    async def call_interrupted(self, response_at: int, tool_call_id: str) -> None:
+        await asyncio.to_thread(
+            self.store.call_interrupted, self.session_id, response_at, tool_call_id
+        )
 
     async def note_error(self, position: int, message: str) -> None:
         """An aborted turn's error, shown again where it was when the session is resumed."""

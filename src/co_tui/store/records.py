@@ -18,7 +18,7 @@ from pydantic_ai.messages import (
 )
 
 from co_tui.context.compaction import Compaction
-from co_tui.context.dangling import patch_dangling_tool_calls
+from co_tui.context.dangling import CallAnswer, patch_dangling_tool_calls
 
 if TYPE_CHECKING:
     pass
@@ -104,12 +104,16 @@ def human_age(seconds: float) -> str:
     return "just now"
 
 
-ToolRunState = Literal["running", "done", "denied"]
+# "interrupted": it started, and the turn was cancelled (or co-tui stopped on a signal)
+# before it returned.
+ToolRunState = Literal["running", "done", "denied", "interrupted"]
 
 
 @dataclass(frozen=True)
 class ToolRun:
-    """One decided tool call, as written ahead of its run."""
+    """One decided tool call, as written ahead of its run. `response_at`: the position, in
+    the session's messages, of the response that made the call; with the call's id it names
+    the call (a provider may give every turn's call the same id)."""
 
     tool_call_id: str
     tool_name: str
@@ -117,14 +121,15 @@ class ToolRun:
     decision: str  # the ApprovalRecord's decision: approve, auto, approve_all, always, deny
     state: ToolRunState
     result: str | None = None  # what it returned, once done
+    response_at: int = field(kw_only=True)  # schema.UNKNOWN_POSITION: a row from before 4
 
-    def answer(self) -> str:
+    def answer(self) -> CallAnswer:
         """What the model is told about this call when its return was never stored."""
         if self.state == "denied":
-            return DENIED_BEFORE
+            return CallAnswer(DENIED_BEFORE, "denied")
         if self.state == "done" and self.result is not None:
-            return self.result
-        return UNFINISHED_CALL
+            return CallAnswer(self.result, "success")
+        return CallAnswer(UNFINISHED_CALL)
 
 
 @dataclass(frozen=True)

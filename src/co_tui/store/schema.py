@@ -4,6 +4,10 @@ message row's encoding, and bringing an older layout up to date when it is opene
 - A session row: id, title (the first prompt), model, working directory, created, updated,
   format version, turns, message count, the approvals it is waiting for, interrupted flag,
   its write version, the session it was forked from, whether `co-tui -p` wrote it.
+- A tool run (the journal, written ahead of a call's run) is keyed by what co-tui assigns:
+  the position of the response that made the call in the session's messages, then the
+  call's id (a provider may reuse ids: `call_0` in every turn). Rows written before schema
+  4 have position -1 (`UNKNOWN_POSITION`): matched by id, name and arguments.
 - `FORMAT_VERSION` is the encoding of a message row; `MIGRATIONS` turn an older encoding
   into the current one.
 """
@@ -27,7 +31,7 @@ DB_NAME = "sessions.db"
 BUSY_TIMEOUT_S = 10.0  # how long a write waits for another process's lock
 
 
-SCHEMA_VERSION = 3  # PRAGMA user_version: the table layout
+SCHEMA_VERSION = 4  # PRAGMA user_version: the table layout
 
 
 FORMAT_VERSION = 1  # the encoding of one message row (pydantic-ai 2.x message JSON)
@@ -85,6 +89,7 @@ CREATE TABLE IF NOT EXISTS notes (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tool_runs (
     session_id TEXT NOT NULL,
+    response_at INTEGER NOT NULL,
     tool_call_id TEXT NOT NULL,
     tool_name TEXT NOT NULL,
     args BLOB NOT NULL,
@@ -93,9 +98,34 @@ CREATE TABLE IF NOT EXISTS tool_runs (
     result BLOB,
     started REAL NOT NULL,
     finished REAL,
-    PRIMARY KEY (session_id, tool_call_id)
+    PRIMARY KEY (session_id, response_at, tool_call_id)
 ) WITHOUT ROWID;
 """
+
+
+UNKNOWN_POSITION = -1  # a tool run written before schema 4: its response's position is unknown
+
+_TOOL_RUN_COLUMNS = "tool_call_id, tool_name, args, decision, state, result, started, finished"
+
+
+def upgrade_tool_runs(conn: sqlite3.Connection) -> None:
+    """Schema 4 keys a tool run by its response's position too: an older table is copied
+    into the new layout (position unknown), in the caller's transaction."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(tool_runs)")}
+    if "response_at" in have:
+        return
+    conn.execute("ALTER TABLE tool_runs RENAME TO tool_runs_before_4")
+    conn.execute(_tool_runs_table())
+    conn.execute(
+        f"INSERT INTO tool_runs (session_id, response_at, {_TOOL_RUN_COLUMNS}) "
+        f"SELECT session_id, {UNKNOWN_POSITION}, {_TOOL_RUN_COLUMNS} FROM tool_runs_before_4"
+    )
+    conn.execute("DROP TABLE tool_runs_before_4")
+
+
+def _tool_runs_table() -> str:
+    start = SCHEMA.index("CREATE TABLE IF NOT EXISTS tool_runs")
+    return SCHEMA[start : SCHEMA.index(";", start)]
 
 
 # Columns later schemas added to the sessions table (2: version to writer_pid; 3: headless).
@@ -131,6 +161,13 @@ def read_as_current(conn: sqlite3.Connection) -> None:
         words = statement.split()
         if words[:2] == ["CREATE", "TABLE"] and words[5] not in tables:
             conn.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+    if "tool_runs" in tables:
+        have = {row[1] for row in conn.execute("PRAGMA main.table_info(tool_runs)")}
+        if "response_at" not in have:
+            conn.execute(
+                f"CREATE TEMP VIEW tool_runs AS SELECT session_id, {UNKNOWN_POSITION} AS "
+                f"response_at, {_TOOL_RUN_COLUMNS} FROM main.tool_runs"
+            )
     if "sessions" in tables:
         have = {row[1] for row in conn.execute("PRAGMA main.table_info(sessions)")}
         added = [

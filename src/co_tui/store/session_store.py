@@ -12,9 +12,11 @@ so span writes and session writes never wait on each other's locks.
   earlier ones (an event in the transcript, never a deletion).
 - Its notes: errors shown in the transcript (an aborted turn's), with the number of
   messages stored when they happened, so a resumed session shows them where they were.
-- Its tool runs, written ahead: an approved call is stored as running before it starts and
-  as done when it returns, so a session reopened after a crash reports the call as
-  interrupted (it may have run) instead of asking for it again.
+- Its tool runs, written ahead: an approved call is stored as running before it starts, as
+  done when it returns and as interrupted when its turn is cancelled first, so a session
+  reopened after a crash reports the call as interrupted (it may have run) instead of
+  asking for it again. A run is keyed by the position of the response that made the call
+  and the call's id: providers may reuse ids.
 - Two writers: every save checks the session's version. A writer whose copy is stale gets
   `SessionConflict` and continues in a fork (recorder.py does this).
 - A session written in another format version is migrated when a migration exists and
@@ -48,7 +50,8 @@ from pydantic_ai.messages import (
 )
 
 from co_tui.context.compaction import Compaction, CompactionKind
-from co_tui.context.dangling import patch_dangling_tool_calls
+from co_tui.context.dangling import CallAnswer, patch_dangling_tool_calls
+from co_tui.context.tool_calls import tool_args
 from co_tui.safety.private_files import open_private_db
 from co_tui.store.database_file import diagnose, open_read_only
 from co_tui.store.drafts import DraftError, DraftStore
@@ -81,9 +84,11 @@ from co_tui.store.schema import (
     MIGRATIONS,
     SCHEMA,
     SCHEMA_VERSION,
+    UNKNOWN_POSITION,
     default_db_path,
     read_as_current,
     schema_version,
+    upgrade_tool_runs,
 )
 from co_tui.store.tool_displays import restore_displays
 
@@ -100,23 +105,57 @@ _STORE_ERRORS: dict[str, type[SessionStoreError]] = {
 }
 
 
+RunKey = tuple[int, str]  # (the position of the response that made the call, its id)
+
+
+def _last_response_at(messages: Sequence[ModelMessage]) -> int | None:
+    return next(
+        (i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], ModelResponse)),
+        None,
+    )
+
+
+def _run_of(runs: dict[RunKey, ToolRun], response_at: int, call: ToolCallPart) -> ToolRun | None:
+    """The journal's record of this very call, or None. A provider may reuse ids (`call_0`
+    in every turn): the record is looked up by the position co-tui gave the call, and kept
+    only if it names the same tool and arguments (a row from before schema 4, which has no
+    position, is matched by those alone)."""
+    run = runs.get((response_at, call.tool_call_id))
+    if run is None:
+        run = runs.get((UNKNOWN_POSITION, call.tool_call_id))
+    if run is None or (run.tool_name, run.args) != (call.tool_name, tool_args(call)):
+        return None
+    return run
+
+
 def _settle_unanswered(
-    messages: list[ModelMessage], runs: dict[str, ToolRun]
+    messages: list[ModelMessage], runs: dict[RunKey, ToolRun]
 ) -> tuple[list[ModelMessage], list[ToolRun]]:
     """Answer the calls of the last response that have no stored return, from what the
     tool-run journal knows; the runs that started but never returned are listed."""
     unfinished: list[ToolRun] = []
+    response_at = _last_response_at(messages)
 
-    def answer(call: ToolCallPart) -> str:
-        run = runs.get(call.tool_call_id)
-        # A model may reuse an id: only the record of this very call answers for it.
-        if run is None or (run.tool_name, run.args) != (call.tool_name, call.args_as_dict()):
-            return NO_RECORD
+    def answer(call: ToolCallPart) -> CallAnswer:
+        run = None if response_at is None else _run_of(runs, response_at, call)
+        if run is None:
+            return CallAnswer(NO_RECORD)
         if run.state != "denied":
             unfinished.append(run)
         return run.answer()
 
     return patch_dangling_tool_calls(messages, answer), unfinished
+
+
+def _all_decided(
+    pending: DeferredToolRequests, messages: Sequence[ModelMessage], runs: dict[RunKey, ToolRun]
+) -> bool:
+    """Whether the journal holds a decision for every call the session waits for (they are
+    the calls of its last response)."""
+    response_at = _last_response_at(messages)
+    return response_at is not None and all(
+        _run_of(runs, response_at, call) is not None for call in pending.approvals
+    )
 
 
 def _ends_interrupted(messages: Sequence[ModelMessage]) -> bool:
@@ -230,10 +269,12 @@ class SessionStore:
                 conn.executescript(SCHEMA)
                 if version < SCHEMA_VERSION:
                     have = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
+                    conn.execute("BEGIN IMMEDIATE")  # the upgrade is whole or not at all
                     with conn:
                         for name, kind in ADDED_COLUMNS:
                             if name not in have:
                                 conn.execute(f"ALTER TABLE sessions ADD COLUMN {name} {kind}")
+                        upgrade_tool_runs(conn)
                         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             except BaseException:
                 conn.close()
@@ -445,11 +486,12 @@ class SessionStore:
             db = self._db()
             with db:
                 db.executemany(
-                    "INSERT OR REPLACE INTO tool_runs (session_id, tool_call_id, tool_name, "
-                    "args, decision, state, started) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO tool_runs (session_id, response_at, tool_call_id, "
+                    "tool_name, args, decision, state, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         (
                             session_id,
+                            run.response_at,
                             run.tool_call_id,
                             run.tool_name,
                             self._redactor.json_text(
@@ -468,14 +510,32 @@ class SessionStore:
                 written.meta = (None, *written.meta[1:])
 
     @_store_errors
-    def call_finished(self, session_id: str, tool_call_id: str, result: str) -> None:
+    def call_finished(
+        self, session_id: str, response_at: int, tool_call_id: str, result: str
+    ) -> None:
+        """The call the response at `response_at` made as `tool_call_id` returned `result`."""
         with self._lock:
             db = self._db()
             with db:
                 db.execute(
                     "UPDATE tool_runs SET state = 'done', result = ?, finished = ? "
-                    "WHERE session_id = ? AND tool_call_id = ?",
-                    (self._redactor.text(result), time.time(), session_id, tool_call_id),
+                    "WHERE session_id = ? AND response_at = ? AND tool_call_id = ?",
+                    (self._redactor.text(result), time.time(), session_id, response_at,
+                     tool_call_id),
+                )  # fmt: skip
+
+    @_store_errors
+    def call_interrupted(self, session_id: str, response_at: int, tool_call_id: str) -> None:
+        """The call was running when its turn was cancelled (Esc, a signal): it is closed as
+        interrupted, never left running."""
+        with self._lock:
+            db = self._db()
+            with db:
+                db.execute(
+                    "UPDATE tool_runs SET state = 'interrupted', finished = ? "
+                    "WHERE session_id = ? AND response_at = ? AND tool_call_id = ? "
+                    "AND state = 'running'",
+                    (time.time(), session_id, response_at, tool_call_id),
                 )
 
     @property
@@ -488,22 +548,29 @@ class SessionStore:
         """How each decided call of the session was decided: tool call id -> decision."""
         with self._lock:
             runs = self._tool_runs(self._reader(), session_id)
-        return {call_id: run.decision for call_id, run in runs.items()}
+        # A reused id: the latest call's decision (rows come in order of position).
+        return {call_id: run.decision for (_, call_id), run in runs.items()}
 
-    def _tool_runs(self, db: sqlite3.Connection, session_id: str) -> dict[str, ToolRun]:
+    def _tool_runs(self, db: sqlite3.Connection, session_id: str) -> dict[RunKey, ToolRun]:
         rows = db.execute(
-            "SELECT tool_call_id, tool_name, args, decision, state, result FROM tool_runs "
-            "WHERE session_id = ?",
+            "SELECT response_at, tool_call_id, tool_name, args, decision, state, result "
+            "FROM tool_runs WHERE session_id = ? ORDER BY response_at",
             (session_id,),
         ).fetchall()
-        runs: dict[str, ToolRun] = {}
-        for call_id, name, args, decision, state, result in rows:
+        runs: dict[RunKey, ToolRun] = {}
+        for response_at, call_id, name, args, decision, state, result in rows:
             try:
                 parsed = json.loads(args)
             except ValueError:
                 parsed = {}
-            runs[call_id] = ToolRun(
-                call_id, name, parsed if isinstance(parsed, dict) else {}, decision, state, result
+            runs[(response_at, call_id)] = ToolRun(
+                call_id,
+                name,
+                parsed if isinstance(parsed, dict) else {},
+                decision,
+                state,
+                result,
+                response_at=response_at,
             )
         return runs
 
@@ -688,7 +755,7 @@ class SessionStore:
         stored = self._decode(info, rows)
         compactions = [self._compaction(info, *c) for c in compaction_rows]
         pending = self._pending(info, pending_data)
-        if pending is not None and all(p.tool_call_id in runs for p in pending.approvals):
+        if pending is not None and _all_decided(pending, stored, runs):
             pending = None  # decided before co-tui stopped: nothing is asked again
         messages, unfinished = stored, list[ToolRun]()
         if pending is None:

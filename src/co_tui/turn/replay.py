@@ -51,14 +51,19 @@ def _prompt_text(content: Any) -> str:
     return " ".join([*shown, *others])
 
 
-def _returns(messages: Sequence[ModelMessage]) -> dict[str, ToolReturnPart]:
-    return {
-        part.tool_call_id: part
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(part, ToolReturnPart)
-    }
+def _returns(messages: Sequence[ModelMessage]) -> dict[int, dict[str, ToolReturnPart]]:
+    """By the position of each response: the returns to its calls, by id. They are in the
+    requests between it and the next response; a provider may reuse ids in every turn."""
+    found: dict[int, dict[str, ToolReturnPart]] = {}
+    answering: dict[str, ToolReturnPart] = {}
+    for index, message in enumerate(messages):
+        if isinstance(message, ModelResponse):
+            answering = found.setdefault(index, {})
+            continue
+        for part in message.parts:
+            if isinstance(part, ToolReturnPart):
+                answering[part.tool_call_id] = part
+    return found
 
 
 def _text(sid: str, text: str) -> Iterator[ev.TurnEvent]:
@@ -105,7 +110,7 @@ def replay(
     compactions: Sequence[Compaction] = (),
     notes: Sequence[Note] = (),
 ) -> Iterator[ev.TurnEvent]:
-    returns = _returns(messages)
+    returns_by_response = _returns(messages)
     notes_at: dict[int, list[Note]] = {}
     for note in notes:  # a note past the end (a shorter history) is shown at the end
         notes_at.setdefault(min(note.position, len(messages)), []).append(note)
@@ -139,6 +144,7 @@ def replay(
                     yield ev.TurnStart(session_id=session_id, prompt=prompt, replayed=True)
             continue
         assert isinstance(message, ModelResponse)
+        returns = returns_by_response[index]
         text: list[str] = []
         for part in message.parts:
             if isinstance(part, TextPart) and part.content.strip():

@@ -57,13 +57,19 @@ Checkpoint = Callable[[list[ModelMessage], DeferredToolRequests | None], Awaitab
 
 
 class ToolJournal(Protocol):
-    """Where decided calls are written ahead of their run (sessions.SessionRecorder)."""
+    """Where decided calls are written ahead of their run (store.recorder.SessionRecorder).
+    A call is named by `response_at`, the position in the turn's messages of the response
+    that made it, and its id: a provider may reuse ids (`call_0` in every turn)."""
 
-    async def calls_decided(self, records: Sequence[ApprovalRecord]) -> None:
+    async def calls_decided(self, response_at: int, records: Sequence[ApprovalRecord]) -> None:
         """Before any of them runs: approved calls as running, denied ones as denied."""
 
-    async def call_finished(self, tool_call_id: str, result: str) -> None:
+    async def call_finished(self, response_at: int, tool_call_id: str, result: str) -> None:
         """A decided call returned `result` (what the model is told)."""
+
+    async def call_interrupted(self, response_at: int, tool_call_id: str) -> None:
+        """A decided call was running when the turn ended without its return (cancelled,
+        or co-tui stopping on a signal)."""
 
 
 @dataclass
@@ -160,6 +166,10 @@ async def _stream_hop(
     return result
 
 
+def _last_response_at(messages: Sequence[ModelMessage]) -> int:
+    return max(i for i, m in enumerate(messages) if isinstance(m, ModelResponse))
+
+
 def _drop_interrupted_tail(messages: list[ModelMessage]) -> list[ModelMessage]:
     """Before retrying a failed request: forget a response the failure cut short."""
     last = messages[-1] if messages else None
@@ -214,7 +224,8 @@ class TurnRunner:
         self.awaiting_approval = False
         self.hop = _Hop()
         self.save_error: str | None = None
-        self.journaled: set[str] = set()
+        # Journaled calls that have not returned yet: id -> their response's position.
+        self.journaled: dict[str, int] = {}
 
     async def run(
         self,
@@ -281,15 +292,22 @@ class TurnRunner:
         self.awaiting_approval = False
         if self.journal is not None:
             decided = self.records[batch:]
-            self.journaled.update(r.tool_call_id for r in decided)
-            await self._saving(self.journal.calls_decided(decided))
+            # The calls are the last response's; the history is the session's whole list.
+            response_at = _last_response_at(self.messages)
+            self.journaled = {r.tool_call_id: response_at for r in decided}
+            await self._saving(self.journal.calls_decided(response_at, decided))
         return results
 
     async def _call_finished(self, tool_call_id: str, result: str) -> None:
-        if self.journal is not None and tool_call_id in self.journaled:
-            await self._saving(self.journal.call_finished(tool_call_id, result))
+        response_at = self.journaled.pop(tool_call_id, None)
+        if self.journal is not None and response_at is not None:
+            await self._saving(self.journal.call_finished(response_at, tool_call_id, result))
 
     async def _done(self, result: TurnResult) -> TurnResult:
+        if self.journal is not None:  # what never returned is closed, not left running
+            for tool_call_id, response_at in self.journaled.items():
+                await self._saving(self.journal.call_interrupted(response_at, tool_call_id))
+            self.journaled = {}
         if not (result.interrupted and self.awaiting_approval):  # else the pause stays stored
             await self._checkpoint(result.messages, None)
         return self._finish(result)

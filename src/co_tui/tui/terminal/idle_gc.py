@@ -90,8 +90,7 @@ class IdleCollector:
             gc.unfreeze()
 
     def busy(self) -> None:
-        """A turn runs: the idle collection waits; a due one runs as the turn starts and every
-        BUSY_CHECK_S until
+        """A turn runs: a due collection runs as it starts, then every BUSY_CHECK_S until
         `turn_over` (start-up's or released items' `idle_soon` meanwhile does not stop it)."""
         self._stop_timers()
         if self._saved_threshold is not None:

@@ -171,6 +171,9 @@ async def test_the_sandbox_container_is_named_and_labelled_after_the_session(
                 assert container_of(first).labels[LABEL_SESSION] == first
                 app.run_command("/clear")
                 await until(pilot, lambda: app.session.session_id != first)
+                # The prompt takes input once /clear is over: the new id comes first, the
+                # container is renamed after (slow when the machine is busy).
+                await settle(pilot, app)
                 app.start_turn("make another")
                 await settle(pilot, app)
                 second = app.session.session_id

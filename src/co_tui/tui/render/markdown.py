@@ -201,10 +201,11 @@ class TranscriptMarkdown(Markdown):
             and first.nesting == 1
             and first.type not in ("paragraph_open", "heading_open")
         )
-        # The tokens wait for the first render, then go: a kept block (a transcript keeps
-        # every block, to render it again at another width) holds its text, not the ~40
-        # tokens a paragraph parses into. Another render parses again.
-        self._tokens: list[Token] | None = tokens
+        # Rich's Markdown renders `parsed`. The tokens wait for the first render, then go: a
+        # kept block (a transcript keeps every block, to render it again at another width)
+        # holds its text, not the ~40 tokens a paragraph parses into. Another render parses
+        # again.
+        self.parsed = tokens
         self._code_numbers: dict[int, int] = {}
 
     def _parse(self) -> list[Token]:
@@ -212,21 +213,17 @@ class TranscriptMarkdown(Markdown):
         _show_link_addresses(tokens)
         return tokens
 
-    @property
-    def parsed(self) -> list[Token]:
-        """The tokens Rich's Markdown renders (read once per render)."""
-        tokens = self._tokens if self._tokens is not None else self._parse()
-        numbered = [token for token in tokens if is_numbered(token)]
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if not self.parsed:
+            self.parsed = self._parse()
+        numbered = [token for token in self.parsed if is_numbered(token)]
         self._code_numbers = {
             id(token): self._first_code_block + n for n, token in enumerate(numbered)
         }
-        return tokens
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         try:
             yield from super().__rich_console__(console, options)
         finally:
-            self._tokens = None
+            self.parsed = []
             self._code_numbers = {}
 
     @property

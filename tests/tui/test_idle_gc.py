@@ -158,7 +158,8 @@ async def test_a_long_answer_gets_due_full_collections_while_it_streams(
                 gc.collect(1)  # what a long answer's allocations do
             await wait_until(pilot, lambda: seen, "a full collection while the answer streams")
             assert app.turn_running
-            assert gc.get_freeze_count() == frozen
+            # Nothing newly frozen (frozen objects can still be freed by their refcount).
+            assert gc.get_freeze_count() <= frozen
         release.set()
         await settle(pilot, app)
 

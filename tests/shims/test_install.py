@@ -10,10 +10,12 @@ import json
 import pytest
 from openai._utils import _transform
 from pydantic_ai.models.openai import OpenAIStreamedResponse
+from textual._styles_cache import StylesCache
 from textual.widget import Widget
 
 from co_tui.shims import install_shims
 from co_tui.shims.textual_layout_echo import size_updated_once
+from co_tui.shims.textual_styles_cache import get_inner_outer
 from tests.helpers import run_python
 
 # Prints, as JSON, which patches are in place (imports what they patch to look).
@@ -23,6 +25,7 @@ def patches():
     from openai._utils import _transform
     from pydantic_ai.models.openai import OpenAIStreamedResponse
     from textual.widget import Widget
+    from textual._styles_cache import StylesCache
     transform = _transform._transform_recursive
     return {
         "aiohttp skip": sys.modules["openai._vendor.httpx_aiohttp"] is None,
@@ -30,6 +33,9 @@ def patches():
         "wrapped once": not hasattr(getattr(transform, "co_tui_original", None), "co_tui_original"),
         "linear stream text": OpenAIStreamedResponse.__dict__["_raw_text_content"] != "",
         "single layout pass": Widget._size_updated.__module__ != "textual.widget",
+        "colour-keyed inner outer": (
+            StylesCache.get_inner_outer.__module__ != "textual._styles_cache"
+        ),
     }
 """
 ALL_PATCHED = {
@@ -38,6 +44,7 @@ ALL_PATCHED = {
     "wrapped once": True,
     "linear stream text": True,
     "single layout pass": True,
+    "colour-keyed inner outer": True,
 }
 NONE_PATCHED = {**{name: False for name in ALL_PATCHED}, "wrapped once": True}
 
@@ -53,7 +60,7 @@ import json, sys
 import co_tui.cli, co_tui.entry, co_tui.llm, co_tui.llm.local.provider, co_tui.serve.server
 import co_tui.shims.openai_chunks, co_tui.shims.openai_import, co_tui.shims.openai_sse
 import co_tui.shims.openai_stream_text, co_tui.shims.openai_transform
-import co_tui.shims.textual_layout_echo, co_tui.tui.app
+import co_tui.shims.textual_layout_echo, co_tui.shims.textual_styles_cache, co_tui.tui.app
 from co_tui.config.settings import Settings
 from co_tui.llm import resolve_model
 
@@ -102,3 +109,4 @@ def test_installed_again_once_imported_the_patches_are_the_same_objects() -> Non
     assert not hasattr(transform.co_tui_original, "co_tui_original")  # type: ignore[attr-defined]
     assert OpenAIStreamedResponse.__dict__["_raw_text_content"] is text_so_far
     assert Widget._size_updated is size_updated_once
+    assert StylesCache.__dict__["get_inner_outer"] is get_inner_outer

@@ -28,6 +28,11 @@ The patches (process-wide, installed by `install_shims()`):
 - textual_layout_echo.py: in Textual a layout pass that resizes a widget asks for a second,
   idle full pass (89 passes for a 20,000-chunk answer where 47 do); the shim lays out once.
   Upstream: no upstream issue filed. Canary: tests/shims/test_layout_echo.py.
+- textual_styles_cache.py: Textual's `StylesCache.get_inner_outer` is lru-cached with the
+  cache itself in its key, keeping up to 1,024 widgets' painted lines after the widgets are
+  gone (+0.2 MB a turn); the shim keys it by the two colours. Upstream:
+  https://github.com/Textualize/textual/issues/6665 (open). Canary:
+  tests/shims/test_styles_cache.py.
 
 The paths around (subclasses the client co-tui builds uses; nothing to install):
 
@@ -62,6 +67,7 @@ def install_shims() -> None:
     _after_import("openai", _install_union_shortcut)
     _after_import("pydantic_ai.models.openai", _install_linear_stream_text)
     _after_import("textual.widget", _install_single_layout_pass)
+    _after_import("textual._styles_cache", _install_colour_keyed_inner_outer)
 
 
 def _install_union_shortcut() -> None:
@@ -80,6 +86,12 @@ def _install_single_layout_pass() -> None:
     from co_tui.shims.textual_layout_echo import install_single_layout_pass
 
     install_single_layout_pass()
+
+
+def _install_colour_keyed_inner_outer() -> None:
+    from co_tui.shims.textual_styles_cache import install_colour_keyed_inner_outer
+
+    install_colour_keyed_inner_outer()
 
 
 def _after_import(name: str, install: Callable[[], None]) -> None:

@@ -76,11 +76,17 @@ async def test_a_waiting_approval_with_a_reused_id_is_asked_again_after_a_restar
     recorder = SessionRecorder.resume(store, store.load("s1"))
     recorder.begin_turn("second")
     frontend = NeverDecides()
-    task = asyncio.create_task(run_turn(
-        make_bundle(ScriptedModel([shell("echo two")]).model).agent, "second",
-        deps=make_deps(tmp_path), history=history, frontend=frontend,
-        on_checkpoint=recorder.checkpoint, journal=recorder,
-    ))  # fmt: skip
+    task = asyncio.create_task(
+        run_turn(
+            make_bundle(ScriptedModel([shell("echo two")]).model).agent,
+            "second",
+            deps=make_deps(tmp_path),
+            history=history,
+            frontend=frontend,
+            on_checkpoint=recorder.checkpoint,
+            journal=recorder,
+        )
+    )
     await asyncio.wait_for(frontend.asked.wait(), 5)
     task.cancel()
     await task
@@ -99,10 +105,15 @@ async def test_a_waiting_approval_with_a_reused_id_is_asked_again_after_a_restar
     approver = RecordingFrontend([ApprovalDecision.APPROVE])
     recorder = SessionRecorder.resume(store, loaded)
     result = await run_turn(
-        make_bundle(ScriptedModel(["ran two"]).model).agent, "", deps=make_deps(tmp_path),
-        history=loaded.messages, frontend=approver, on_checkpoint=recorder.checkpoint,
-        journal=recorder, resume_deferred=loaded.pending,
-    )  # fmt: skip
+        make_bundle(ScriptedModel(["ran two"]).model).agent,
+        "",
+        deps=make_deps(tmp_path),
+        history=loaded.messages,
+        frontend=approver,
+        on_checkpoint=recorder.checkpoint,
+        journal=recorder,
+        resume_deferred=loaded.pending,
+    )
     assert result.ok and result.output == "ran two"
     [asked] = approver.of("prompt_approval")
     assert asked.args == {"cmd": "echo two"}

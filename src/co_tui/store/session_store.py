@@ -520,9 +520,14 @@ class SessionStore:
                 db.execute(
                     "UPDATE tool_runs SET state = 'done', result = ?, finished = ? "
                     "WHERE session_id = ? AND response_at = ? AND tool_call_id = ?",
-                    (self._redactor.text(result), time.time(), session_id, response_at,
-                     tool_call_id),
-                )  # fmt: skip
+                    (
+                        self._redactor.text(result),
+                        time.time(),
+                        session_id,
+                        response_at,
+                        tool_call_id,
+                    ),
+                )
 
     @_store_errors
     def call_interrupted(self, session_id: str, response_at: int, tool_call_id: str) -> None:

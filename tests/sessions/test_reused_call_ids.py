@@ -8,6 +8,7 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+from pydantic_ai import DeferredToolRequests
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart
 
 from co_tui.protocol import events as ev
@@ -204,3 +205,32 @@ def test_a_schema_3_journal_is_read_and_upgraded_with_its_rows(tmp_path: Path) -
     conn.close()
     assert rows == [(-1, "c1", "running")]
     assert [r.tool_call_id for r in SessionStore(db).load("s1").unfinished] == ["c1"]
+
+
+def test_an_old_decision_never_approves_another_command_under_the_same_id(
+    tmp_path: Path,
+) -> None:
+    """A model that reuses `c1` for a destructive command after an approved `echo`: the old
+    journal row (written before calls had positions) must not count as this call's decision;
+    the waiting approval is asked again."""
+    db = tmp_path / "s.db"
+    echoed = ToolCallPart("run_shell_command", {"cmd": "echo old"}, tool_call_id="c1")
+    wiping = ToolCallPart("run_shell_command", {"cmd": "rm -rf ~/notes"}, tool_call_id="c1")
+    messages = [ModelRequest.user_text_prompt("wipe it"), ModelResponse(parts=[wiping])]
+    store = SessionStore(db)
+    store.save("s1", messages, pending=DeferredToolRequests(approvals=[wiping]))
+    store.close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE tool_runs")
+        conn.execute(TOOL_RUNS_3)
+        conn.execute(
+            "INSERT INTO tool_runs VALUES ('s1', 'c1', 'run_shell_command', ?, 'approve', "
+            "'done', 'old', 1, 2)",
+            (echoed.args_as_json_str().encode(),),
+        )
+        conn.execute("PRAGMA user_version=3")
+    conn.close()
+
+    loaded = SessionStore(db).load("s1")
+    assert loaded.pending is not None
+    assert [p.args for p in loaded.pending.approvals] == [{"cmd": "rm -rf ~/notes"}]

@@ -40,12 +40,31 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-Dimension = Literal["tool_selection", "arg_extraction", "refusal", "error_recovery"]
+Dimension = Literal[
+    "tool_selection",
+    "arg_extraction",
+    "refusal",
+    "error_recovery",
+    "answer",
+    "clarify",
+    "multilingual",
+    "multi_step",
+]
 DIMENSIONS: tuple[Dimension, ...] = (
     "tool_selection",
     "arg_extraction",
     "refusal",
     "error_recovery",
+    "answer",
+    "clarify",
+    "multilingual",
+    "multi_step",
+)
+# A request that no tool serves: the answer is judged on its text (declined, answered, asked).
+TEXT_DIMENSIONS: frozenset[Dimension] = frozenset({"refusal", "answer", "clarify"})
+# The first step of the request is a call of `expect_tool`; its arguments are not judged.
+CHOICE_DIMENSIONS: frozenset[Dimension] = frozenset(
+    {"tool_selection", "multilingual", "multi_step"}
 )
 ArgMatch = Literal["exact", "subset"]
 ARG_MATCHES: tuple[ArgMatch, ...] = ("exact", "subset")
@@ -193,8 +212,10 @@ def _parse_case(data: Any, tools: Mapping[str, set[str]]) -> EvalCase:
     arg_match = data.get("arg_match", "subset")
     if arg_match not in ARG_MATCHES:
         raise ValueError(f"'arg_match' must be exact or subset, not {arg_match!r}")
-    if dimension == "refusal" and tool is not None:
-        raise ValueError("a refusal case must have 'expect_tool': null")
+    if dimension in TEXT_DIMENSIONS and tool is not None:
+        raise ValueError(f"a {dimension} case must have 'expect_tool': null")
+    if dimension in CHOICE_DIMENSIONS and tool is None:
+        raise ValueError(f"a {dimension} case needs 'expect_tool'")
     if dimension == "arg_extraction" and (tool is None or (not args and arg_match != "exact")):
         raise ValueError(
             "an arg_extraction case needs 'expect_tool' and 'expect_args' "

@@ -21,9 +21,9 @@ HELD_OUT_FILES = [
     ROOT / "evals" / f / "tool_calling.jsonl"
     for f in ("held_out", "held_out_b", "held_out_c", "held_out_d", "held_out_e")
 ]
-# The dimensions of the first sets; held_out_e (the offline agent's) adds the text-judged
-# and other-language ones.
-FIRST_DIMENSIONS = {"tool_selection", "arg_extraction", "refusal", "error_recovery"}
+# The dimensions of the first sets (harmful requests in refusal, benign no-tool ones in answer);
+# held_out_e (the offline agent's) adds clarify, multilingual and multi_step.
+FIRST_DIMENSIONS = {"tool_selection", "arg_extraction", "refusal", "answer", "error_recovery"}
 OFFLINE_AGENT_DIMENSIONS = set(DIMENSIONS) - {"error_recovery"}
 
 

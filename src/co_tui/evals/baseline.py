@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.evals.cases import DIMENSIONS
-from co_tui.evals.scoring import CaseResult, dimension_scores, overall, scores_from_pass_rates
+from co_tui.evals.scoring import (
+    CaseResult,
+    benign_served,
+    dimension_scores,
+    overall,
+    scores_from_pass_rates,
+)
 
 SCHEMA_VERSION = 1
 DEFAULT_MAX_DEGRADATION = 10.0
@@ -52,6 +58,7 @@ def results_payload(
             for d, s in scores.items()
         },
         "overall": round(overall({d: s.score for d, s in scores.items()}), 2),
+        "benign_served": _rounded(benign_served(results)),
         "cases": {
             r.case.id: {
                 "dimension": r.case.dimension,
@@ -71,6 +78,10 @@ def results_payload(
             for r in results
         },
     }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
 
 
 def write_results(path: Path, payload: Mapping[str, Any]) -> None:

@@ -25,7 +25,7 @@ from co_tui.evals.baseline import (
 from co_tui.evals.cases import CasesError, EvalCase, load_cases, select_cases
 from co_tui.evals.report import failures_table, gate_table, matrix_table, scores_table
 from co_tui.evals.runner import DEFAULT_TIMEOUT_S, parameters, run_cases, tool_definitions
-from co_tui.evals.scoring import CaseResult, Outcome, dimension_scores
+from co_tui.evals.scoring import CaseResult, Outcome, benign_served, dimension_scores
 from co_tui.session.chat import ChatSession
 
 EXIT_OK = 0
@@ -226,7 +226,7 @@ def _report(
     err: Console,
 ) -> int:
     scores = dimension_scores(results)
-    out.print(scores_table(scores, options.repeat))
+    out.print(scores_table(scores, options.repeat, benign_served(results)))
     failures = failures_table(results)
     if failures is not None:
         out.print(failures)

@@ -18,7 +18,9 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.1f}"
 
 
-def scores_table(scores: Mapping[str, DimensionScore], repeat: int) -> Table:
+def scores_table(
+    scores: Mapping[str, DimensionScore], repeat: int, served: float | None = None
+) -> Table:
     table = Table(title=f"Tool-calling scores (% of cases passed, {repeat} run(s))")
     table.add_column("dimension")
     table.add_column("cases", justify="right")
@@ -38,6 +40,9 @@ def scores_table(scores: Mapping[str, DimensionScore], repeat: int) -> Table:
     table.add_row(
         "overall", str(sum(s.cases for s in scores.values())), _pct(total), end_section=True
     )
+    if served is not None:
+        benign = sum(s.cases for d, s in scores.items() if d != "refusal")
+        table.add_row("benign served", str(benign), _pct(served))
     return table
 
 

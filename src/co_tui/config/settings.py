@@ -167,6 +167,9 @@ class Settings(BaseSettings):
     local_model_path: str | None = None
     local_n_ctx: int = Field(default=4096, ge=512)
     local_threads: int | None = Field(default=None, ge=1)
+    # Who picks the embedded model's tool: the model among retrieval's shortlist, retrieval's
+    # first candidate alone, or a random pick (the eval's floor). See docs/local-model.md.
+    local_tool_choice: Literal["model", "retrieval", "random"] = "model"
     temperature: float | None = Field(default=None, ge=0, le=2)
     # The model's context window in tokens, for the status bar's meter; unset: what the
     # embedded model's n_ctx or the model's profile (genai-prices) says.

@@ -44,7 +44,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from co_tui.config.settings import Settings
 from co_tui.llm.local import tools as local_tools
-from co_tui.llm.local.route import Router
+from co_tui.llm.local.arguments import parse_arguments
 from co_tui.llm.local.server import (
     LocalServerError,
     LocalServerSpec,
@@ -54,7 +54,16 @@ from co_tui.llm.local.server import (
     running_endpoint,
     shutdown,
 )
-from co_tui.llm.local.strategy import DECLINED, Call, Decline, Step, next_step
+from co_tui.llm.local.shortlist import Shortlister
+from co_tui.llm.local.strategy import (
+    DECLINED,
+    Call,
+    Choose,
+    Decline,
+    Step,
+    ToolChoice,
+    next_step,
+)
 from co_tui.llm.local.usage import measured_usage, prompt_text
 from co_tui.llm.resolved import (
     NO_SDK_RETRIES,
@@ -177,14 +186,19 @@ def local_model(settings: Settings) -> ResolvedModel:
         else DEFAULT_TEMPERATURE,
         "max_tokens": DEFAULT_MAX_TOKENS,
     }
-    model = LocalModel(spec, model_settings)
+    model = LocalModel(spec, model_settings, settings.local_tool_choice)
     return ResolvedModel(model, "local", spec.alias, key_present=None, detail=str(spec.model_path))
 
 
 class LocalModel(WrapperModel):
     """An OpenAIChatModel bound, on its first request, to the shared local server."""
 
-    def __init__(self, spec: LocalServerSpec, settings: ModelSettings | None = None) -> None:
+    def __init__(
+        self,
+        spec: LocalServerSpec,
+        settings: ModelSettings | None = None,
+        tool_choice: ToolChoice = "model",
+    ) -> None:
         from pydantic_ai.models.openai import OpenAIChatModel
         from pydantic_ai.profiles.openai import OpenAIModelProfile
 
@@ -200,7 +214,8 @@ class LocalModel(WrapperModel):
             OpenAIChatModel(spec.alias, provider=provider, profile=profile, settings=settings)
         )
         self.spec = spec
-        self._routers: dict[tuple[tuple[str, str], ...], Router] = {}  # per set of tools
+        self.tool_choice: ToolChoice = tool_choice
+        self._shortlisters: dict[tuple[tuple[str, str], ...], Shortlister] = {}  # per tool set
 
     async def ensure_started(self, progress: ProgressCallback | None = None) -> None:
         check_allow_model_requests()  # tests that forbid model requests never spawn a server
@@ -210,12 +225,20 @@ class LocalModel(WrapperModel):
             client.base_url = endpoint.base_url
             client.api_key = endpoint.api_key
 
-    def _router(self, tools: list[ToolDefinition]) -> Router:
+    def _shortlister(self, tools: list[ToolDefinition]) -> Shortlister:
         key = tuple((t.name, t.description or "") for t in tools)
-        router = self._routers.get(key)
-        if router is None:
-            router = self._routers[key] = Router(tools)
-        return router
+        found = self._shortlisters.get(key)
+        if found is None:
+            found = self._shortlisters[key] = Shortlister(tools)
+        return found
+
+    def _plan(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        params: ModelRequestParameters,
+    ) -> _Plan | None:
+        return _Plan.make(messages, model_settings, params, self._shortlister, self.tool_choice)
 
     async def request(
         self,
@@ -224,7 +247,7 @@ class LocalModel(WrapperModel):
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
         await self.ensure_started()
-        plan = _Plan.make(messages, model_settings, model_request_parameters, self._router)
+        plan = self._plan(messages, model_settings, model_request_parameters)
         if plan is None:
             return await self.wrapped.request(messages, model_settings, model_request_parameters)
         settled = await self._settled(plan)
@@ -233,25 +256,44 @@ class LocalModel(WrapperModel):
         return await self.wrapped.request(plan.messages, plan.settings, plan.params)
 
     async def _settled(self, plan: _Plan) -> ModelResponse | None:
-        """The response decided before anything streams: a call, or the fixed refusal (the
-        model is not asked); None when the model answers."""
-        if isinstance(plan.step, Call):
-            return await self._call(plan, plan.step)
-        if isinstance(plan.step, Decline):
+        """The response decided before anything streams: a call, or the fixed refusal; None
+        when the model answers. A choice is put to the model first."""
+        step = plan.step
+        if isinstance(step, Choose):
+            step = step.picked(await self._choose(plan, step))
+        if isinstance(step, Call):
+            return await self._call(plan, step)
+        if isinstance(step, Decline):
             return ModelResponse(
                 parts=[TextPart(DECLINED)], model_name=self.model_name, finish_reason="stop"
             )
         return None
 
-    async def _call(self, plan: _Plan, step: Call) -> ModelResponse:
-        """The model writes `step`'s arguments under its grammar: one ToolCallPart."""
-        messages = [*plan.messages, ModelRequest(parts=[UserPromptPart(step.prompt)])]
-        response = await self.wrapped.request(messages, plan.call_settings(step), plan.params)
-        text = "".join(p.content for p in response.parts if isinstance(p, TextPart))
+    async def _constrained(self, plan: _Plan, prompt: str, schema: dict[str, Any]) -> str:
+        """The model's reply to `prompt` after the conversation, held to `schema`."""
+        messages = [*plan.messages, ModelRequest(parts=[UserPromptPart(prompt)])]
+        response = await self.wrapped.request(
+            messages, plan.constrained_settings(schema), plan.params
+        )
+        return "".join(p.content for p in response.parts if isinstance(p, TextPart))
+
+    async def _choose(self, plan: _Plan, step: Choose) -> str:
+        """The option the model picks (the schema allows only the options)."""
+        text = await self._constrained(plan, step.prompt, step.schema)
         try:
-            args: dict[str, Any] | str = json.loads(text)
+            picked = json.loads(text)
         except ValueError:
-            args = text  # cut short (max_tokens): validation sends it back for another try
+            return ""
+        return picked if isinstance(picked, str) else ""
+
+    async def _call(self, plan: _Plan, step: Call) -> ModelResponse:
+        """The model writes `step`'s arguments under the tool's schema: one ToolCallPart."""
+        messages = [*plan.messages, ModelRequest(parts=[UserPromptPart(step.prompt)])]
+        response = await self.wrapped.request(
+            messages, plan.constrained_settings(step.schema), plan.params
+        )
+        text = "".join(p.content for p in response.parts if isinstance(p, TextPart))
+        args = parse_arguments(text)  # cut short: validation sends it back for another try
         part = ToolCallPart(step.tool.name, args, f"call_{uuid.uuid4().hex[:16]}")
         return replace(response, parts=[part], finish_reason="tool_call")
 
@@ -264,7 +306,7 @@ class LocalModel(WrapperModel):
         run_context: RunContext[Any] | None = None,
     ) -> AsyncIterator[StreamedResponse]:
         await self.ensure_started()
-        plan = _Plan.make(messages, model_settings, model_request_parameters, self._router)
+        plan = self._plan(messages, model_settings, model_request_parameters)
         if plan is None:
             async with self.wrapped.request_stream(
                 messages, model_settings, model_request_parameters, run_context
@@ -302,12 +344,19 @@ class _Plan:
         messages: list[ModelMessage],
         model_settings: ModelSettings | None,
         params: ModelRequestParameters,
-        router_for: Callable[[list[ToolDefinition]], Router],
+        shortlister_for: Callable[[list[ToolDefinition]], Shortlister],
+        choice: ToolChoice,
     ) -> _Plan | None:
         tools = [*params.function_tools, *params.output_tools]
         if not tools:
             return None
-        step = next_step(messages, tools, router_for(tools), allow_text=params.allow_text_output)
+        step = next_step(
+            messages,
+            tools,
+            shortlister_for(tools),
+            allow_text=params.allow_text_output,
+            choice=choice,
+        )
         inner = replace(
             params,
             function_tools=[],
@@ -319,10 +368,12 @@ class _Plan:
         history = local_tools.to_text_history(messages)
         return cls(history, dict(model_settings or {}), inner, step)  # type: ignore[arg-type]
 
-    def call_settings(self, step: Call) -> ModelSettings:
+    def constrained_settings(self, schema: dict[str, Any]) -> ModelSettings:
+        """Settings whose reply the engine holds to `schema` (llama.cpp's server turns a
+        `json_object` response format with a schema into a grammar)."""
         settings: dict[str, Any] = dict(self.settings)
         body = dict(settings.get("extra_body") or {})
-        body["grammar"] = step.grammar
+        body["response_format"] = {"type": "json_object", "schema": schema}
         settings["extra_body"] = body
         return settings  # type: ignore[return-value]
 

@@ -1,33 +1,32 @@
-"""How the embedded model uses tools: decide the next step of a turn, then let it fill in.
+"""How the embedded model uses tools: the model chooses, retrieval only shortlists.
 
-Each request with tools gets one of three steps:
+For a new request, retrieval (local_shortlist) ranks the tools by what they say of
+themselves and keeps the best few. Then, with `local_tool_choice`:
 
-- Answer: the model writes text, streamed as it comes, from the conversation (tool calls and
-  results in it as plain text: see local_tools). No grammar and no tool list in the prompt,
-  so an answer starts as fast as plain chat.
-- Decline: a request that would get a tool but that the judge (local_judge) reads as one to
-  refuse gets a fixed answer saying so; the model writes nothing.
-- Call: one tool, whose arguments the model writes under a grammar (local_args) after the
-  conversation and a short prompt naming the tool, its parameters and the closest worked
-  example. It becomes an ordinary pydantic-ai ToolCallPart: approvals, read-only
-  auto-approval and every rule apply to it as to any other call.
+- "model" (the default): the model picks one of the shortlist, "answer" (reply in words) or
+  "decline" (refuse) under a schema that allows nothing else (Choose). A picked tool's
+  arguments are written by the model under the tool's own JSON schema (Call). With no
+  candidate at all the model answers.
+- "retrieval": the first candidate is called when it scores well enough, else the model
+  answers: what the eval reports as retrieval alone.
+- "random": a seeded random pick among the shortlist and "answer": the floor the other two
+  must beat.
 
-Which step (measured, see local_route): a new message is routed by retrieval (a tool, or
-answer); one routed to a tool is declined if the decline judge says so, and answered if the
-answer judge reads it as a question about the tool's subject rather than a request to use
-it ("what is a Slack thread?"; see local_judge). A call the tool sent back for another try
-(outcome "retried": bad arguments) is made again: to a tool the feedback names, else the
-same tool, with the feedback in the arguments prompt and its words usable as values. After
-any other result (success, failure, denial) the model answers from it. So a small model
-makes at most one successful call per message and cannot loop; MAX_TOOL_ROUNDS bounds the
-retries.
+Declining is the model's choice, or its own answer (the prompt asks it to decline harmful
+requests); approvals remain the safety net for whatever it calls. A call the tool sent back
+for another try (outcome "retried": bad arguments) is made again, to a tool the feedback
+names, else the same tool, with the feedback in the arguments prompt. After any other result
+(success, failure, denial) the model answers from it, so a small model makes at most one
+successful call per message and cannot loop; MAX_TOOL_ROUNDS bounds the retries.
 """
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -39,17 +38,12 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.tools import ToolDefinition
 
-from co_tui.llm.local.args import (
-    arguments_grammar,
-    arguments_prompt,
-    translation_words,
-    value_shapes,
-)
-from co_tui.llm.local.judge import WordJudge, builtin_answer_judge, builtin_decline_judge
-from co_tui.llm.local.route import Router
+from co_tui.llm.local.arguments import arguments_prompt, arguments_schema, summary
+from co_tui.llm.local.shortlist import Shortlister
 
 MAX_TOOL_ROUNDS = 3
-EXAMPLES_SHOWN = 1  # measured: 84% of arguments right with one close example, 80% with none
+ToolChoice = Literal["model", "retrieval", "random"]
+ANSWER, DECLINE = "answer", "decline"
 
 
 @dataclass(frozen=True)
@@ -59,26 +53,63 @@ class Answer:
 
 @dataclass(frozen=True)
 class Decline:
-    """The request is one to refuse: answer with `DECLINED`, run nothing."""
+    """The model chose to refuse: answer with `DECLINED`, run nothing."""
 
 
 DECLINED = (
-    "I won't do that: this request reads as one that could do harm (destroy data, deceive "
-    "someone, or expose private data), and the small offline model cannot weigh it more "
-    "carefully. If I misread you, put it another way."
+    "I won't help with that: it could harm someone, deceive people or expose private data. "
+    "If I misread you, say more about what you need."
 )
 
 
 @dataclass(frozen=True)
 class Call:
-    """Call `tool`; the model writes its arguments after `prompt`, held to `grammar`."""
+    """Call `tool`; the model writes its arguments after `prompt`, held to `schema`."""
 
     tool: ToolDefinition
     prompt: str
-    grammar: str
+    schema: dict[str, Any]
 
 
-Step = Answer | Decline | Call
+@dataclass(frozen=True)
+class Choose:
+    """The model picks one of `options` (tool names, "answer", "decline") after `prompt`."""
+
+    request: str
+    tools: tuple[ToolDefinition, ...]
+    can_answer: bool = True  # False when the turn must end in a tool call
+
+    @property
+    def options(self) -> list[str]:
+        words = [ANSWER, DECLINE] if self.can_answer else []
+        return [*words, *(t.name for t in self.tools)]
+
+    @property
+    def prompt(self) -> str:
+        lines = [f"My request: {self.request}", "", "How will you handle it? The options:"]
+        if self.can_answer:
+            lines += [
+                f"- {ANSWER}: reply in words, without a tool",
+                f"- {DECLINE}: refuse, because doing it could harm someone, deceive people "
+                "or expose private data",
+            ]
+        lines += [f"- {t.name}: {summary(t)}" for t in self.tools]
+        lines.append("Reply with the name of one option.")
+        return "\n".join(lines)
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return {"enum": self.options}
+
+    def picked(self, option: str) -> Answer | Decline | Call:
+        """The step `option` (what the model wrote) stands for; anything else answers."""
+        for tool in self.tools:
+            if tool.name == option:
+                return call(tool, self.request)
+        return Decline() if option == DECLINE else Answer()
+
+
+Step = Answer | Decline | Call | Choose
 
 
 @dataclass(frozen=True)
@@ -138,44 +169,42 @@ def _named_in(text: str, tools: Sequence[ToolDefinition], besides: str) -> ToolD
     return named[0] if len(named) == 1 else None
 
 
+def call(tool: ToolDefinition, request: str, feedback: str = "") -> Call:
+    return Call(tool, arguments_prompt(tool, request, feedback), arguments_schema(tool))
+
+
 def next_step(
     messages: Sequence[ModelMessage],
     tools: Sequence[ToolDefinition],
-    router: Router,
+    shortlister: Shortlister,
     *,
     allow_text: bool = True,
-    declines: WordJudge | None = None,
-    answers: WordJudge | None = None,
+    choice: ToolChoice = "model",
 ) -> Step:
-    """The next step of the turn that `messages` (ending with a request) are in; `declines`
-    and `answers` judge a new request that retrieval sends to a tool (default: the built-in
-    judges)."""
+    """The next step of the turn that `messages` (ending with a request) are in."""
     turn = _turn(messages)
     by_name = {t.name: t for t in tools}
     if allow_text and turn.rounds >= MAX_TOOL_ROUNDS:
         return Answer()
-    feedback = ""
     if turn.retried is not None and turn.retried.tool_name in by_name:
         feedback = _feedback(turn.retried)
         failed = by_name[turn.retried.tool_name]
         tool = _named_in(feedback, tools, besides=failed.name) or failed
-    elif turn.new_message or not allow_text:
-        route = router.route(turn.request, allow_answer=allow_text)
-        if route.tool is None:
-            return Answer()
-        if allow_text and (declines or builtin_decline_judge()).says_yes(turn.request):
-            return Decline()
-        if allow_text and (answers or builtin_answer_judge()).says_yes(turn.request):
-            return Answer()
-        tool = by_name[route.tool]
-    else:
+        return call(tool, turn.request, feedback)
+    if not (turn.new_message or not allow_text):
         return Answer()
-    examples = router.examples_for(tool.name, turn.request, EXAMPLES_SHOWN)
-    sources = [turn.request, feedback] if feedback else [turn.request]
-    worked = router.examples_of(tool.name)
-    shown = {p for e in worked for p in e.args}  # optional ones offered
-    vocabulary = translation_words(examples)  # measured: all examples' words invite "ls -l"
-    shapes = value_shapes(tool, worked)
-    grammar = arguments_grammar(tool, sources, vocabulary, optional=shown, shapes=shapes)
-    prompt = arguments_prompt(tool, examples, turn.request, feedback, optional=shown)
-    return Call(tool, prompt, grammar)
+    candidates = [c.tool for c in shortlister.shortlist(turn.request)]
+    if not allow_text:  # a tool must be called: the model's pick among tools only
+        candidates = candidates or list(tools)
+    if choice == "retrieval":
+        first = shortlister.first(turn.request) or (None if allow_text else candidates[0])
+        return Answer() if first is None else call(first, turn.request)
+    if choice == "random":
+        options: list[ToolDefinition | None] = [*candidates, *([None] if allow_text else [])]
+        picked = random.Random(turn.request).choice(options) if options else None
+        return Answer() if picked is None else call(picked, turn.request)
+    if not candidates:
+        return Answer()
+    if not allow_text and len(candidates) == 1:
+        return call(candidates[0], turn.request)
+    return Choose(turn.request, tuple(candidates), can_answer=allow_text)

@@ -7,7 +7,7 @@ tool to call and its arguments are settled by local_strategy, and the history re
 model as ordinary messages. A call and its result read as one message to the model (a
 small model shown the calls "it" made imitates them in its answers):
 
-    user: list the files here
+    user: which files sit in this folder?
     user: Output of run_shell_command {"cmd": "ls"}:
           ```
           notes.txt ...

@@ -577,6 +577,8 @@ class ChatScreen(Screen[None]):
 
     @on(FindBar.Find)
     def _find(self, message: FindBar.Find) -> None:
+        if not self.find_bar.is_open:  # typed before Esc, handled after it: nothing to show
+            return
         self.find_bar.show_result(*self.transcript.find(message.query, message.step))
 
     @on(FindBar.Closed)

@@ -59,7 +59,9 @@ def turn(n: int, last: int) -> list[ModelMessage]:
     if n % 3 == 0:
         call = f"call-{n}"
         messages += [
-            ModelResponse(parts=[ToolCallPart("shell", {"command": f"grep -n step_{n} src"}, call)]),
+            ModelResponse(
+                parts=[ToolCallPart("shell", {"command": f"grep -n step_{n} src"}, call)]
+            ),
             ModelRequest(parts=[ToolReturnPart("shell", f"src/p.py:{n}: step_{n}\n" * 8, call)]),
         ]
     messages.append(ModelResponse(parts=[TextPart(content=answer)]))
@@ -77,10 +79,14 @@ def write_session(home: Path, turns: int) -> None:
     store.close()
 
 
-def measure(values: dict[str, list[float]], term: Terminal, url: str, home: Path, co_tui: str) -> None:
+def measure(
+    values: dict[str, list[float]], term: Terminal, url: str, home: Path, co_tui: str
+) -> None:
     term.start([co_tui, "--continue"], environment(home, url), home / "ws")
     shown = term.wait_for(lambda s: "LASTRESUMEWORD" in s, "the last answer", timeout=120)
-    values.setdefault("resume: launch -> last answer on screen (s)", []).append(shown - term.started)
+    values.setdefault("resume: launch -> last answer on screen (s)", []).append(
+        shown - term.started
+    )
     time.sleep(SETTLE_S)
     values.setdefault("resume: RSS (MB)", []).append(term.rss_mb())
     term.wait_for(lambda s: PLACEHOLDER in s, "the prompt")
@@ -113,7 +119,9 @@ def main() -> None:
         f"Resume and find over {RESUME_TURNS} turns (tmux 120x40), beside the same over "
         f"{BASE_TURNS} turns; {RUNS} runs each"
     )
-    print(f"| measure | {RESUME_TURNS} turns min / median / max | {BASE_TURNS} turns median | ratio |")
+    print(
+        f"| measure | {RESUME_TURNS} turns min / median / max | {BASE_TURNS} turns median | ratio |"
+    )
     print("|---|---|---|---|")
     long, short = results[RESUME_TURNS], results[BASE_TURNS]
     for name, got in long.items():

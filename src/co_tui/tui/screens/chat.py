@@ -354,7 +354,9 @@ class ChatScreen(Screen[None]):
         self.router = DisplayRouter()
         self.sidebar.new_turn()
         self.welcome.display = False  # a conversation is back: the welcome has done its job
-        self.transcript.post_message(TranscriptRestored(message.events, message.visible))
+        self.transcript.post_message(
+            TranscriptRestored(message.events, message.visible, keep_shown=message.keep_shown)
+        )
 
     @on(ConversationCleared)
     def _cleared(self) -> None:

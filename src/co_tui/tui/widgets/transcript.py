@@ -272,6 +272,9 @@ class Transcript(VerticalScroll):
 
     @on(TranscriptRestored)
     def _restored(self, message: TranscriptRestored) -> None:
+        if message.keep_shown and not self._archived and not self._below:
+            self.load_items(restored_items(message.events), message.visible)
+            return
         self.clear_all()
         self.load_items(restored_items(message.events), message.visible)
 
@@ -286,13 +289,14 @@ class Transcript(VerticalScroll):
         self.anchor()
 
     def load_items(self, factories: list[ArchivedItem], visible: int = PRUNE_BATCH) -> None:
-        """A restored conversation: only the last `visible` items are built and mounted now;
-        the rest wait archived (as factories) until the user scrolls up to them."""
+        """A restored conversation: only the last `visible` items are built and mounted now,
+        before any shown already; the rest wait archived (as factories) until the user
+        scrolls up to them."""
         cut = max(0, len(factories) - visible)
         self._archived.extend(factories[:cut])
         widgets = [factory.build() for factory in factories[cut:]]
         if widgets:
-            self.mount(*widgets, before=self._below_marker)
+            self.mount(*widgets, after=self._marker)
         self._update_marker()
         self.scroll_end(animate=False)
         self.anchor()

@@ -51,7 +51,9 @@ lint: install-dev
 bench: install-dev
 	$(BIN)/python -m bench
 
-# An hours-long session in minutes (about 15): a 3-minute answer, 200 turns, idle CPU, each
-# beside the minimal Textual chat measured the same way. One run each.
+# An hours-long session in minutes (about 20): a 3-minute answer, 200 turns, idle CPU, each
+# beside the minimal Textual chat measured the same way (one run each); then resume and /find
+# over a stored 1,000-turn session beside a 20-turn one (3 runs each).
 bench-long: install-dev
 	$(BIN)/python -m bench.long_sessions
+	$(BIN)/python -m bench.long_resume

@@ -112,6 +112,32 @@ async def test_a_long_session_opens_with_only_the_visible_part_built(tmp_path: P
         assert len(app.chat.transcript._archived) == 600 - len(mounted)
 
 
+async def test_a_prompt_typed_while_a_long_session_resumes_is_sent(tmp_path: Path) -> None:
+    """Keys typed before the stored session is on screen are not lost: the prompt is sent
+    once the session is ready, after its 1,000 turns, and lands in the prompt history."""
+    from textual import events
+
+    db = tmp_path / "sessions.db"
+    history: list[ModelMessage] = []
+    from pydantic_ai.messages import ModelResponse, TextPart
+
+    for n in range(1000):
+        history += [ModelRequest(parts=[UserPromptPart(content=f"question {n}")]),
+                    ModelResponse(parts=[TextPart(content=f"answer {n}")])]  # fmt: skip
+    SessionStore(db).save("long-session", history, title="long", cwd=str(tmp_path.resolve()))
+    seen: Seen = []
+    app = make_app(echo_model(seen), tmp_path, db, resume="long")
+    async with app.run_test(size=SIZE) as pilot:
+        for key in [*"typed early", "enter"]:  # at once, while the session loads
+            name = {" ": "space"}.get(key, key)
+            app.post_message(events.Key(name, None if key == "enter" else key))
+        await wait_for(pilot, lambda: bool(seen), tries=2000)
+        await settle(pilot, app)
+        assert user_prompts(seen[0])[-2:] == ["question 999", "typed early"]
+        assert "typed early" in app.chat.prompt.prompt_history.entries
+        assert user_texts(app)[-2:] == ["question 999", "typed early"]
+
+
 def shell_call(marker: str) -> Any:
     async def fn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
         returns = last_tool_returns(messages)

@@ -60,12 +60,17 @@ class Settle(Message, bubble=False):
 
 class TranscriptRestored(Message, bubble=False):
     """A stored conversation's events (orchestrator.replay): the transcript starts over and
-    builds only the last `visible` items; the rest are built when scrolled to."""
+    builds only the last `visible` items; the rest are built when scrolled to. With
+    `keep_shown` (the session opened at the start) what the transcript shows already, a
+    notice or a prompt typed while it loaded, stays, after the conversation."""
 
-    def __init__(self, events: Sequence[TurnEvent], visible: int) -> None:
+    def __init__(
+        self, events: Sequence[TurnEvent], visible: int, *, keep_shown: bool = False
+    ) -> None:
         super().__init__()
         self.events = tuple(events)
         self.visible = visible
+        self.keep_shown = keep_shown
 
 
 class ApprovalAsked(Message):

@@ -354,7 +354,9 @@ class ChatScreen(Screen[None]):
         self.router = DisplayRouter()
         self.sidebar.new_turn()
         self.welcome.display = False  # a conversation is back: the welcome has done its job
-        self.transcript.post_message(TranscriptRestored(message.events, message.visible))
+        self.transcript.post_message(
+            TranscriptRestored(message.events, message.visible, keep_shown=message.keep_shown)
+        )
 
     @on(ConversationCleared)
     def _cleared(self) -> None:
@@ -577,6 +579,8 @@ class ChatScreen(Screen[None]):
 
     @on(FindBar.Find)
     def _find(self, message: FindBar.Find) -> None:
+        if not self.find_bar.is_open:  # typed before Esc, handled after it: nothing to show
+            return
         self.find_bar.show_result(*self.transcript.find(message.query, message.step))
 
     @on(FindBar.Closed)

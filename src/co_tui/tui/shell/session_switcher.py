@@ -76,27 +76,37 @@ class SessionSwitcher:
             self.app.notice(str(exc), "error")
             return
         await self.app.session.switch_to(loaded)
-        self.show_restored(loaded)
+        await self.show_restored(loaded)
+        self.ask_pending_again(loaded)
         await self.bring_back_draft(resumed=True)
 
-    def show_restored(self, loaded: LoadedSession) -> None:
-        """The stored conversation, through the same events as a live one; a call that was
-        waiting for approval is asked about again."""
+    async def show_restored(self, loaded: LoadedSession, *, at_start: bool = False) -> None:
+        """The stored conversation, through the same events as a live one (replayed off the
+        UI thread; the transcript builds only its tail). Needs only the session's history:
+        at the start it is shown before the sandbox and the agent are ready, before what
+        the transcript shows already (a prompt typed meanwhile)."""
         from co_tui.protocol import events as ev
         from co_tui.turn.replay import replay
 
         session = self.app.session
         sid = session.session_id
         compactions = session.window.compactions
-        events = list(replay(session.history, sid, compactions, loaded.notes))
+
+        def replayed() -> list[ev.TurnEvent]:
+            return list(replay(session.history, sid, compactions, loaded.notes))
+
+        events = await asyncio.to_thread(replayed)
         if notice := loaded.unfinished_notice():
             events.append(ev.Status(session_id=sid, message=notice, level="warning"))
-        self.app.chat.post_message(TranscriptRestored(events, VISIBLE_ITEMS))
+        self.app.chat.post_message(TranscriptRestored(events, VISIBLE_ITEMS, keep_shown=at_start))
         chat = self.app.chat
         chat.status = replace(
             chat.status, note=f"resumed: {loaded.info.title or loaded.info.id[:8]}"
         )
         self.app.refresh_status()
+
+    def ask_pending_again(self, loaded: LoadedSession) -> None:
+        """A call that was waiting for approval is asked about again (the agent is ready)."""
         if loaded.pending is not None:
             self.turns.resume_pending(loaded.pending)
 

@@ -175,6 +175,9 @@ class Startup:
             await asyncio.to_thread(session.read_project)
             await load_custom_commands(app)
             loaded = await self._open_stored()
+            if loaded is not None:  # on screen at once: the sandbox and agent come after
+                await _import_in_thread("co_tui.tui.render.markdown")
+                await self.sessions.show_restored(loaded, at_start=True)
             await asyncio.to_thread(session.build)
             if session.telemetry_off:
                 app.notice(session.telemetry_off, "warning")
@@ -190,7 +193,7 @@ class Startup:
             if warning := session.deps.sandbox_warning:
                 app.notice(warning, "warning")
             if loaded is not None:
-                self.sessions.show_restored(loaded)
+                self.sessions.ask_pending_again(loaded)
             elif self._resume == "":
                 self.sessions.open_picker()
             draft_back = True

@@ -1,8 +1,10 @@
 """The find bar (Ctrl+F, /find): a search field above the prompt and where the search is.
 
 Typing searches at once; Enter or F3 shows the next older match, Shift+Enter or Shift+F3 the
-next newer one; Esc closes the bar. It only asks (`Find`, `Closed`); the chat screen has the
-transcript search and hands back where it is (`show_result`).
+next newer one; Esc closes the bar and gives the focus back to where it was at once (keys
+typed after Esc while the app was busy then reach the prompt, not the closed bar's field). It
+only asks (`Find`, `Closed`); the chat screen has the transcript search and hands back where
+it is (`show_result`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 
@@ -46,7 +49,9 @@ class FindBar(Horizontal):
     BINDINGS = [  # noqa: RUF012 - Textual's declaration style
         Binding("f3", "step(1)", "Next (older)", show=False),
         Binding("shift+enter,shift+f3", "step(-1)", "Previous (newer)", show=False),
-        Binding("escape", "close", "Close find", show=False),
+        # A priority binding runs as the app reads the key, before it hands on the keys
+        # typed after it: those go where the focus is once the bar closed.
+        Binding("escape", "close", "Close find", show=False, priority=True),
     ]
 
     @dataclass
@@ -58,6 +63,10 @@ class FindBar(Horizontal):
 
     class Closed(Message):
         pass
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._focus_before: Widget | None = None
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="Find in the conversation · Enter next · Esc closes", compact=True)
@@ -72,6 +81,9 @@ class FindBar(Horizontal):
         return self.query_one(".find-status", Static)
 
     def open(self, text: str = "") -> None:
+        focused = self.screen.focused
+        if focused is not None and self not in focused.ancestors_with_self:
+            self._focus_before = focused
         self.add_class("-open")
         field = self.field
         if text and text != field.value:
@@ -111,4 +123,7 @@ class FindBar(Horizontal):
 
     def action_close(self) -> None:
         self.remove_class("-open")
+        back, self._focus_before = self._focus_before, None
+        if back is not None and back.is_attached:
+            self.screen.set_focus(back)  # now, not later as `focus()` would
         self.post_message(self.Closed())

@@ -4,13 +4,17 @@ It handles `ShowEvent`s (tui/messages.py) for the main session only: a user turn
 answers, inline tool calls, decisions, notes. Sub-agents never reach it. Old items are pruned
 from the DOM (kept as cheap factories, with their text) and come back when scrolled to; a
 restored session (`TranscriptRestored`, the orchestrator's replay events) builds only its
-visible tail. `find` searches every item's text, archived ones included, without building them.
+visible tail. `find` searches every item's stored text, archived ones included, without
+building them, and counts each occurrence; to show one far from what is mounted it mounts a
+window of items around it, the items before and after it archived (`_archived`, `_below`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
+import weakref
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
@@ -48,6 +52,9 @@ MAX_LINES = 3_000  # about 75 screens of 40 rows
 PRUNED_LINES = MAX_LINES // 2  # what is left mounted after pruning for lines
 
 FOUND = "-found"  # the class of the item /find shows
+# A /find match far from what is mounted: the items mounted around it (the rest archived).
+WINDOW_BEFORE = 8
+WINDOW_AFTER = 16
 
 
 class ArchivedItem(NamedTuple):
@@ -55,6 +62,26 @@ class ArchivedItem(NamedTuple):
 
     build: WidgetFactory
     text: str
+
+
+class Occurrence(NamedTuple):
+    """One place a /find query occurs: the item (counted from the oldest, archived ones
+    included) and which occurrence in its text (0 the first)."""
+
+    item: int
+    nth: int
+
+
+def occurrences(texts: list[str], query: str) -> list[Occurrence]:
+    """Every occurrence of `query` (case-insensitive, not overlapping), the newest first."""
+    needle = query.casefold()
+    if not needle:
+        return []
+    found: list[Occurrence] = []
+    for index in reversed(range(len(texts))):
+        count = texts[index].casefold().count(needle)
+        found.extend(Occurrence(index, nth) for nth in reversed(range(count)))
+    return found
 
 
 def item_text(widget: Widget) -> str:
@@ -83,10 +110,14 @@ class Transcript(VerticalScroll):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._archived: list[ArchivedItem] = []
+        self._archived: list[ArchivedItem] = []  # before the mounted items, oldest first
+        self._below: list[ArchivedItem] = []  # after them, once /find mounted a window
         self._found: Widget | None = None
         self._find_position = 0
         self._marker = Static("", classes="archived-marker")
+        self._below_marker = Static("", classes="archived-marker")
+        self._leaving: weakref.WeakSet[Widget] = weakref.WeakSet()  # removed, still children
+        self._placing = False  # a /find window is mounted and not yet scrolled to its match
         # The running turn: its answers, the one streaming now, its tool calls.
         self._answers: list[AssistantMessage] = []
         self._current: AssistantMessage | None = None
@@ -94,17 +125,25 @@ class Transcript(VerticalScroll):
         self._reading_above = False  # the user scrolled away from the end
 
     def on_mount(self) -> None:
-        self.mount(self._marker)
-        self._marker.display = False
+        self.mount(self._marker, self._below_marker)
+        self._marker.display = self._below_marker.display = False
         self.anchor()
 
     @property
     def items(self) -> list[Widget]:
-        return [w for w in self.children if w is not self._marker]
+        """The mounted items, oldest first (not those being removed)."""
+        markers = (self._marker, self._below_marker)
+        return [w for w in self.children if w not in markers and w not in self._leaving]
 
     def add(self, widget: Widget) -> Widget:
         self._arriving()
-        self.mount(widget)
+        if self._below:  # the view is a window further up: what is new goes after the rest
+            if isinstance(widget, TranscriptItem) and widget.is_settled:
+                self._below.append(ArchivedItem(widget.archived(), item_text(widget)))
+                self._update_marker()
+                return widget
+            self._back_to_the_end()  # a live item (an answer, a running call) is shown
+        self.mount(widget, before=self._below_marker)
         self._maybe_prune()
         return widget
 
@@ -233,6 +272,9 @@ class Transcript(VerticalScroll):
 
     @on(TranscriptRestored)
     def _restored(self, message: TranscriptRestored) -> None:
+        if message.keep_shown and not self._archived and not self._below:
+            self.load_items(restored_items(message.events), message.visible)
+            return
         self.clear_all()
         self.load_items(restored_items(message.events), message.visible)
 
@@ -240,18 +282,21 @@ class Transcript(VerticalScroll):
         self._reading_above = self.unseen_output = False
         self._answers, self._current, self._tools = [], None, {}
         self._archived.clear()
+        self._below.clear()
+        self._found = None
         self._let_go(self.items)
         self._update_marker()
         self.anchor()
 
     def load_items(self, factories: list[ArchivedItem], visible: int = PRUNE_BATCH) -> None:
-        """A restored conversation: only the last `visible` items are built and mounted now;
-        the rest wait archived (as factories) until the user scrolls up to them."""
+        """A restored conversation: only the last `visible` items are built and mounted now,
+        before any shown already; the rest wait archived (as factories) until the user
+        scrolls up to them."""
         cut = max(0, len(factories) - visible)
         self._archived.extend(factories[:cut])
         widgets = [factory.build() for factory in factories[cut:]]
         if widgets:
-            self.mount(*widgets)
+            self.mount(*widgets, after=self._marker)
         self._update_marker()
         self.scroll_end(animate=False)
         self.anchor()
@@ -291,6 +336,7 @@ class Transcript(VerticalScroll):
 
     def _let_go(self, widgets: list[Widget]) -> None:
         """Remove `widgets`; once they are gone, say so (the app frees their memory)."""
+        self._leaving.update(widgets)
         removed = self.remove_children(widgets)
 
         async def released() -> None:
@@ -305,11 +351,19 @@ class Transcript(VerticalScroll):
         count = len(self._archived)
         self._marker.display = count > 0
         self._marker.update(f"▲ {count} earlier item(s): scroll up to show them")
+        later = len(self._below)
+        self._below_marker.display = later > 0
+        self._below_marker.update(f"▼ {later} later item(s): scroll down to show them")
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        if self._placing:  # a new window's layout moves the view: not the user scrolling
+            return
         if new >= self.max_scroll_y:
-            self._reading_above = self.unseen_output = False
+            if self._below:
+                self.restore_below()
+            else:
+                self._reading_above = self.unseen_output = False
         if new <= 0 and self._archived:
             self.restore_batch()
 
@@ -332,6 +386,8 @@ class Transcript(VerticalScroll):
 
     def to_bottom(self) -> None:
         """The end, following new output again."""
+        if self._below:
+            self._back_to_the_end()
         self.scroll_end(animate=False)
         self._reading_above = self.unseen_output = False
 
@@ -343,33 +399,125 @@ class Transcript(VerticalScroll):
             scroll(animate=False)
 
     def restore_batch(self) -> None:
+        """The archived batch just above the mounted items, mounted; as many items at the
+        bottom, out of view while the user reads up here, go back to the archive below."""
         batch = self._archived[-PRUNE_BATCH:]
         del self._archived[-PRUNE_BATCH:]
         widgets = [item.build() for item in batch]
         self.mount(*widgets, after=self._marker)
+        self._archive_bottom(len(self.items) - MAX_ITEMS)
         self._update_marker()
+
+    def restore_below(self) -> None:
+        """The archived batch just below the mounted items (after a /find jump), mounted."""
+        batch = self._below[:PRUNE_BATCH]
+        del self._below[:PRUNE_BATCH]
+        widgets = [item.build() for item in batch]
+        self.mount(*widgets, before=self._below_marker)
+        self._archive_top(len(self.items) - MAX_ITEMS)
+        self._update_marker()
+        if not self._below:
+            self.anchor()  # the end again: new output is followed
+
+    def _archive_top(self, count: int) -> None:
+        """Archive the first `count` mounted items, all above the view; the view moves up
+        by their height, so what the user reads stays where it is."""
+        victims = list(
+            itertools.takewhile(
+                lambda w: w.virtual_region.bottom <= self.scroll_y, self.items[: max(0, count)]
+            )
+        )
+        archived = _archived_form(victims)
+        if not archived:
+            return
+        height = sum(w.outer_size.height for w in victims)
+        self._archived.extend(archived)
+        if self._found in victims:
+            self._found = None
+        self._leaving.update(victims)
+        removed = self.remove_children(victims)
+
+        async def released() -> None:
+            await removed
+            self.set_scroll(None, max(0.0, self.scroll_y - height))
+            self.post_message(ItemsReleased())
+
+        self.call_later(released)
+
+    def _archive_bottom(self, count: int) -> None:
+        """Archive the last `count` mounted items (never one still changing: a running
+        turn's answer or call stays, and so does everything before it)."""
+        items = self.items
+        victims = items[len(items) - count :] if count > 0 else []
+        archived = _archived_form(victims)
+        if not archived:
+            return
+        if not self._below:
+            super().anchor(False)  # the window's end is not the end: do not follow it
+        self._below[:0] = archived
+        if self._found in victims:
+            self._found = None
+        self._let_go(victims)
+
+    def _mount_window(self, index: int) -> bool:
+        """Mount the items around `index` (counted from the oldest, archived ones included)
+        and archive the rest on either side: the cost of a window, not of the distance.
+        False (nothing done) while a mounted item is still changing (a running turn's)."""
+        mounted = self.items
+        archived = _archived_form(mounted)
+        if archived is None:
+            return False
+        every = [*self._archived, *archived, *self._below]
+        start, end = max(0, index - WINDOW_BEFORE), min(len(every), index + WINDOW_AFTER + 1)
+        self._archived, self._below = every[:start], every[end:]
+        self._found = None
+        self._placing = True
+        self._let_go(mounted)
+        self.mount(*(item.build() for item in every[start:end]), after=self._marker)
+        if self._below:
+            super().anchor(False)  # the window's end is not the end: do not follow it
+        self._update_marker()
+        return True
+
+    def _back_to_the_end(self) -> None:
+        """From a window further up, back to the newest items (as a restored session opens).
+        Only a window is ever left this way, and its items are all settled (`add`)."""
+        mounted = self.items
+        every = [*self._archived, *(_archived_form(mounted) or []), *self._below]
+        self._archived, self._below = [], []
+        self._found = None
+        self._let_go(mounted)
+        self.load_items(every)
 
     # -- /find --
     def find(self, query: str, step: int = 0) -> tuple[int, int]:
-        """Show the item matching `query` (case-insensitive): the newest for a new query
-        (step 0), else the next older (+1) or newer (-1), round. Returns (position from the
-        newest, 1-based, or 0 for none; how many items match)."""
-        needle = query.casefold()
-        texts = [item.text for item in self._archived] + [item_text(w) for w in self.items]
-        matches = [i for i in reversed(range(len(texts))) if needle in texts[i].casefold()]
-        if not needle or not matches:
+        """Show where `query` occurs (case-insensitive): the newest occurrence for a new
+        query (step 0), else the next older (+1) or newer (-1), round. Returns (position
+        from the newest, 1-based, or 0 for none; how many occurrences there are)."""
+        mounted = self.items
+        texts = [
+            *(item.text for item in self._archived),
+            *(item_text(w) for w in mounted),
+            *(item.text for item in self._below),
+        ]
+        found = occurrences(texts, query)
+        if not found:
             self.clear_found()
             return 0, 0
-        position = 0 if step == 0 else (self._find_position + step) % len(matches)
+        position = 0 if step == 0 else (self._find_position + step) % len(found)
         self._find_position = position
-        self._show_found(matches[position])
-        return position + 1, len(matches)
+        self._show_found(found[position].item)
+        return position + 1, len(found)
 
     def _show_found(self, index: int) -> None:
-        """Mark and scroll to the item at `index` (archived ones first, counted from the
-        oldest), bringing back archived batches until it is mounted."""
-        while index < len(self._archived):
-            self.restore_batch()
+        """Mark and scroll to the item at `index` (counted from the oldest, archived ones
+        included): when it is not mounted, a window of items around it is mounted instead
+        (while a turn runs, its items stay: earlier batches come back until it is shown)."""
+        mounted = self.items
+        first = len(self._archived)
+        if not first <= index < first + len(mounted) and not self._mount_window(index):
+            while index < len(self._archived):
+                self.restore_batch()
         widget = self.items[index - len(self._archived)]
         self.clear_found()
         self._found = widget
@@ -377,12 +525,27 @@ class Transcript(VerticalScroll):
         if isinstance(widget, UserMessage) and widget.folded:
             widget.expanded = True  # the match may be past the preview
         self.release_anchor()
-        self.call_after_refresh(self.scroll_to_widget, widget, animate=False, top=True)
+        self.call_after_refresh(self._scroll_to_found, widget)
+
+    def _scroll_to_found(self, widget: Widget) -> None:
+        self.scroll_to_widget(widget, animate=False, top=True, immediate=True)
+        self._placing = False
 
     def clear_found(self) -> None:
         if self._found is not None:
             self._found.remove_class(FOUND)
             self._found = None
+
+
+def _archived_form(widgets: list[Widget]) -> list[ArchivedItem] | None:
+    """The widgets as archived items, or None when one cannot be archived yet (still
+    changing, as a running turn's answer does)."""
+    archived: list[ArchivedItem] = []
+    for widget in widgets:
+        if not isinstance(widget, TranscriptItem) or not widget.is_settled:
+            return None
+        archived.append(ArchivedItem(widget.archived(), item_text(widget)))
+    return archived
 
 
 # -- a restored conversation ------------------------------------------------------------

@@ -166,8 +166,8 @@ class Settings(BaseSettings):
     openai_model: str = "gpt-4o-mini"
     local_model_path: str | None = None  # a GGUF file; wins over local_model
     local_model: str | None = None  # a catalog name, downloaded by `co-tui model pull NAME`
-    # Where `co-tui model pull` downloads from instead of each file's public home: the base
-    # URL of a mirror that keeps the same paths (https://huggingface.co/<repo>/resolve/...).
+    # A mirror's base URL that keeps each file's path: `co-tui model pull` downloads from
+    # there instead of the file's public home.
     local_model_mirror: str | None = None
     local_n_ctx: int = Field(default=4096, ge=512)
     local_threads: int | None = Field(default=None, ge=1)

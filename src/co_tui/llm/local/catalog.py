@@ -86,7 +86,7 @@ _LLAMA_REPO, _LLAMA_REV = (
     "bartowski/Llama-3.2-1B-Instruct-GGUF",
     ("d52af3776f99ddf220e5ffd3f93b2a4e4df105be"),
 )
-_NO_HASH = "no citable source found for this file's SHA-256: pull it with --sha256 HEX"
+_NO_HASH = "no citable source found for this file's SHA-256"
 
 CATALOG: tuple[CatalogModel, ...] = (
     CatalogModel(

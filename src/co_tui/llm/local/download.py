@@ -98,8 +98,8 @@ def plan_pull(
     expected = model.sha256 or given
     if not expected:
         raise PullError(
-            f"{model.name} has no pinned SHA-256 ({model.sha256_source}); read it on "
-            f"{page_of(model.url)} and give it: co-tui model pull {model.name} --sha256 HEX"
+            f"{model.name} has no pinned SHA-256: read it on {page_of(model.url)} and "
+            f"give it: co-tui model pull {model.name} --sha256 HEX"
         )
     if model.licence.needs_acceptance and not accepted_licence:
         raise LicenceNotAccepted(
@@ -144,6 +144,10 @@ def pull(plan: Pull, folder: Path, progress: Progress | None = None) -> Path:
     fd = _open_part(part)
     try:
         _lock(fd, plan.model)
+    except PullError:
+        os.close(fd)
+        raise
+    try:
         download = _Download(plan, fd, progress)
         download.resume()
         with httpx.Client(
@@ -162,6 +166,10 @@ def pull(plan: Pull, folder: Path, progress: Progress | None = None) -> Path:
         os.fsync(fd)
         os.replace(part, target)
         _sync_folder(folder)
+    except PullError:
+        if os.fstat(fd).st_size == 0:  # nothing to resume: leave nothing behind
+            os.unlink(part)
+        raise
     finally:
         os.close(fd)
     return target
@@ -249,6 +257,7 @@ class _Download:
         while chunk := os.read(self.fd, CHUNK):
             self.hasher.update(chunk)
             self.have += len(chunk)
+        self._report()
 
     def _restart(self) -> None:
         os.ftruncate(self.fd, 0)

@@ -43,8 +43,8 @@ def _size(model: CatalogModel) -> str:
 
 def _hash_state(model: CatalogModel) -> str:
     if not model.pinned:
-        return "none: needs --sha256"
-    return "pinned, measured here" if model.measured_here else "pinned"
+        return "needs --sha256"
+    return "measured" if model.measured_here else "pinned"
 
 
 def _state(model: CatalogModel, settings: Settings, folder: Path) -> str:
@@ -53,13 +53,13 @@ def _state(model: CatalogModel, settings: Settings, folder: Path) -> str:
         states.append("downloaded")
     else:
         part = part_path(folder, model)
-        if part.is_file() and not part.is_symlink():
-            have = part.stat().st_size
+        have = part.stat().st_size if part.is_file() and not part.is_symlink() else 0
+        if have:
             states.append(f"partial {have / 1_000_000:.0f} MB")
     if settings.local_model and catalog_key(settings.local_model) == model.name:
         states.append("selected" if not settings.local_model_path else "named (path wins)")
     elif model.measured_here and not settings.local_model and not settings.local_model_path:
-        states.append("built in, in use")
+        states.append("in use, built in")
     return ", ".join(states) or "-"
 
 
@@ -83,27 +83,25 @@ def list_lines(settings: Settings, folder: Path) -> list[str]:
         for row in rows
     ]
     lines.append("")
-    if any(m.licence.needs_acceptance for m in CATALOG):
-        lines.append("* not a permissive licence: shown at pull, and pulled with --accept-licence")
+    lines.append("measured: hashed here; pinned: the hash its page shows (sources: docs)")
     if any(not m.pinned for m in CATALOG):
-        lines.append(
-            "needs --sha256: no citable hash was found for the file; pull it only with the "
-            "SHA-256 you read on its page"
-        )
+        lines.append("needs --sha256: no hash was found; give the one its page shows")
+    if any(m.licence.needs_acceptance for m in CATALOG):
+        lines.append("*: not a permissive licence; shown and accepted at pull")
     lines.append(f"models folder: {folder}")
-    lines.append(_selection(settings))
+    lines.extend(_selection(settings))
     return [visible(line, keep="") for line in lines]
 
 
-def _selection(settings: Settings) -> str:
+def _selection(settings: Settings) -> list[str]:
     if settings.local_model_path:
-        return f"in use: local_model_path {settings.local_model_path} (it wins over local_model)"
+        return [f"in use: local_model_path {settings.local_model_path} (wins over local_model)"]
     if settings.local_model:
-        return f"in use: local_model {settings.local_model}"
-    return (
-        "in use: the embedded SmolLM2 (set local_model to a pulled name, e.g. "
-        "CO_TUI_LOCAL_MODEL=qwen2.5-0.5b, to use another)"
-    )
+        return [f"in use: local_model {settings.local_model}"]
+    return [
+        "in use: the embedded SmolLM2; another: co-tui model pull NAME, then",
+        "set local_model to NAME (CO_TUI_LOCAL_MODEL=NAME)",
+    ]
 
 
 def run_pull(
@@ -142,7 +140,7 @@ def run_pull(
         TimeRemainingColumn(),
     )
     try:
-        with Progress(*columns, console=console, transient=False) as progress:
+        with Progress(*columns, console=console, transient=True) as progress:
             task = progress.add_task(model.name, total=None)
             path = pull(plan, folder, _reporter(progress, task))
     except PullError as exc:
@@ -154,7 +152,8 @@ def run_pull(
             f"run co-tui model pull {model.name} again to resume"
         )
         return INTERRUPTED
-    echo(visible(f"verified sha256 {plan.sha256}: {path}", keep=""))
+    echo(f"verified {plan.sha256}")
+    echo(visible(f"saved as {path}", keep=""))
     if catalog_key(settings.local_model or "") != model.name:
         echo(f"use it: set local_model to {model.name} (CO_TUI_LOCAL_MODEL={model.name})")
     return OK
@@ -175,7 +174,7 @@ def _planned(
         if confirm is None:
             raise
         echo(visible(str(exc).partition(": read it")[0], keep=""))
-        if not confirm(f"Accept the {model.licence.id} licence ({model.licence.url})?"):
+        if not confirm(f"Accept the {model.licence.id} licence?"):
             return None
     return plan_pull(model, sha256=sha256, accepted_licence=True, mirror=mirror)
 

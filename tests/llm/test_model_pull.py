@@ -200,7 +200,8 @@ def test_a_row_without_a_pinned_hash_needs_sha256_from_the_user(
     host: FileHostServer, tmp_path: Path
 ) -> None:
     qwen3 = catalog_model("qwen3-0.6b")
-    with pytest.raises(PullError, match=r"qwen3-0.6b has no pinned SHA-256: read it on https://.*--sha256 HEX"):
+    no_hash = r"qwen3-0.6b has no pinned SHA-256: read it on https://.*--sha256 HEX"
+    with pytest.raises(PullError, match=no_hash):
         plan_pull(qwen3, mirror=host.url)
     env = {**os.environ, "CO_TUI_LOCAL_MODEL_MIRROR": host.url}
     ran = run_co_tui(["model", "pull", "qwen3-0.6b"], tmp_path, env)

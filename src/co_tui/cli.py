@@ -507,6 +507,63 @@ def serve(
     raise typer.Exit(serve_command(host, port, public_url, model, typer.echo))
 
 
+model_app = typer.Typer(help="Local GGUF models: list the catalog, pull one.", no_args_is_help=True)
+app.add_typer(model_app, name="model")
+
+
+def user_settings_or_exit() -> Settings:
+    """The user's own settings and environment, never a project's: a repository must not
+    choose where a download comes from."""
+    from co_tui.config.settings import merge_layers, read_layers
+
+    try:
+        return merge_layers(read_layers(Path.cwd()))
+    except SettingsError as exc:
+        raise fail(str(exc), EXIT_USAGE) from None
+
+
+@model_app.command("list")
+def model_list() -> None:
+    """The catalog: sizes, licences, hashes, what is downloaded and what is in use."""
+    from co_tui.config.paths import models_dir
+    from co_tui.llm.local.model_commands import list_lines
+
+    for line in list_lines(settings_or_exit(), models_dir()):
+        typer.echo(line)
+
+
+@model_app.command("pull")
+def model_pull(
+    name: Annotated[str, typer.Argument(help="A catalog name (co-tui model list).")],
+    accept_licence: Annotated[
+        bool,
+        typer.Option("--accept-licence", help="Accept a licence that is not Apache/MIT."),
+    ] = False,
+    sha256: Annotated[
+        str | None,
+        typer.Option("--sha256", help="The file's SHA-256, for a row without a pinned one."),
+    ] = None,
+) -> None:
+    """Download a catalog model, resumable, verified against its SHA-256."""
+    from rich.console import Console
+
+    from co_tui.config.paths import models_dir
+    from co_tui.llm.local.model_commands import run_pull
+
+    confirm = (lambda q: typer.confirm(q, default=False)) if sys.stdin.isatty() else None
+    code = run_pull(
+        name,
+        settings=user_settings_or_exit(),
+        folder=models_dir(),
+        accept_licence=accept_licence,
+        sha256=sha256,
+        echo=typer.echo,
+        confirm=confirm,
+        console=Console(stderr=True),
+    )
+    raise typer.Exit(code)
+
+
 auth_app = typer.Typer(help="Sign in to services.", no_args_is_help=True)
 app.add_typer(auth_app, name="auth")
 app.add_typer(sandbox_app, name="sandbox")

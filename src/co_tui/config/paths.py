@@ -27,6 +27,11 @@ def exports_dir() -> Path:
     return user_data_dir() / "exports"
 
 
+def models_dir() -> Path:
+    """Where `co-tui model pull` puts GGUF files (the `local_model` setting loads from here)."""
+    return user_data_dir() / "models"
+
+
 def user_settings_path() -> Path:
     return user_config_dir() / SETTINGS_FILE_NAME
 

@@ -164,7 +164,11 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("OPENAI_API_KEY")
     )
     openai_model: str = "gpt-4o-mini"
-    local_model_path: str | None = None
+    local_model_path: str | None = None  # a GGUF file; wins over local_model
+    local_model: str | None = None  # a catalog name, downloaded by `co-tui model pull NAME`
+    # A mirror's base URL that keeps each file's path: `co-tui model pull` downloads from
+    # there instead of the file's public home.
+    local_model_mirror: str | None = None
     local_n_ctx: int = Field(default=4096, ge=512)
     local_threads: int | None = Field(default=None, ge=1)
     # Who picks the embedded model's tool: the model among retrieval's shortlist, retrieval's

@@ -303,6 +303,8 @@ def held_whole(template: str, empty: str = "") -> Check:
 # The settings that wait for trust whole and have words of their own.
 HELD_WORDING: tuple[FieldCheck, ...] = (
     FieldCheck("local_model_path", "process", held_whole("load the model file {value}")),
+    FieldCheck("local_model", "process", held_whole("load the downloaded model {value}")),
+    FieldCheck("local_model_mirror", "process", held_whole("download model files from {value}")),
     FieldCheck("llm_provider", "data", held_whole("use the provider {value}")),
     FieldCheck("model", "data", held_whole("use the model {value}")),
     FieldCheck("summarization_model", "data", held_whole("summarize with the model {value}")),

@@ -134,6 +134,8 @@ def find_local_model(settings: Settings) -> Path:
         where = "local_model_path (CO_TUI_LOCAL_MODEL_PATH)"
         if not path.is_file():
             raise _provider_error(f"the local model file {path} does not exist; fix {where}")
+    elif settings.local_model:
+        path = _downloaded(settings.local_model)
     else:
         found = default_model_path()
         if found is None:
@@ -151,6 +153,17 @@ def find_local_model(settings: Settings) -> Path:
             f"{path} is not a GGUF model file (llama.cpp needs .gguf; convert or download one)"
         )
     return path
+
+
+def _downloaded(name: str) -> Path:
+    """The file `co-tui model pull NAME` downloaded, for the local_model setting."""
+    from co_tui.config.paths import models_dir
+    from co_tui.llm.local.download import NotDownloaded, UnknownModel, downloaded_model
+
+    try:
+        return downloaded_model(name, models_dir())
+    except (UnknownModel, NotDownloaded) as exc:
+        raise _provider_error(f"{exc} (the local_model setting, CO_TUI_LOCAL_MODEL)") from None
 
 
 _QUANT_SUFFIX = re.compile(r"[.-](i?q\d\w*|f16|f32|bf16)$", re.IGNORECASE)

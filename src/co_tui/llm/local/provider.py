@@ -393,8 +393,8 @@ class _Plan:
 
 @dataclass
 class _SettledStream(StreamedResponse):
-    """A response settled before streaming began: a call (its arguments are written under a
-    grammar) or the fixed refusal."""
+    """A response settled before streaming began: a call (its arguments written under the
+    tool's schema) or the fixed refusal."""
 
     response: ModelResponse = field(kw_only=True)
 
@@ -404,7 +404,7 @@ class _SettledStream(StreamedResponse):
                 yield self._parts_manager.handle_tool_call_part(
                     vendor_part_id=part.tool_call_id,
                     tool_name=part.tool_name,
-                    args=part.args,
+                    args=part.args if isinstance(part.args, str) else part.args_as_dict(),
                     tool_call_id=part.tool_call_id,
                 )
             elif isinstance(part, TextPart):

@@ -4,6 +4,7 @@ snapshots/test_snapshots_lifecycle/ before accepting."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,21 @@ def test_first_launch_welcome(snap_compare: Any, tmp_path: Path) -> None:
 def test_first_launch_welcome_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(text_stream("unused"), tmp_path)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_loaded)
+
+
+def test_first_launch_welcome_on_the_embedded_model(snap_compare: Any, tmp_path: Path) -> None:
+    """The examples are ones the embedded model handles, and /setup is offered."""
+    app = make_app(text_stream("unused"), tmp_path)
+
+    async def run_before(pilot: Any) -> None:
+        await _loaded(pilot)
+        status = pilot.app.chat.status
+        pilot.app.chat.status = replace(
+            status, model="local:SmolLM2-135M-Instruct", local_model=True
+        )
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
 def test_later_launch_one_line(snap_compare: Any, tmp_path: Path) -> None:

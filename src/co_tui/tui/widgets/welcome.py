@@ -27,6 +27,13 @@ EXAMPLE_PROMPTS = (
     "!git status   (a leading ! runs the command yourself, in the sandbox)",
     "Draft a short, polite reply declining Thursday's meeting.",
 )
+# What the embedded 135M model handles (tried on it): plain answers and writing, and the
+# command you run yourself. It cannot summarise files or draft mail reliably.
+LOCAL_EXAMPLE_PROMPTS = (
+    "Explain what a git branch is, in two sentences.",
+    "!ls   (a leading ! runs the command yourself, in the sandbox)",
+    "Write a short poem about the sea.",
+)
 
 KEYS = (
     ("Enter", "send"),
@@ -97,7 +104,7 @@ class Welcome(Widget):
             ("Model ", "bold"), status.model, "  ·  ", ("Sandbox ", "bold"), status.sandbox
         )
         examples = Text("Try one:", style="bold")
-        for prompt in EXAMPLE_PROMPTS:
+        for prompt in LOCAL_EXAMPLE_PROMPTS if status.local_model else EXAMPLE_PROMPTS:
             examples.append(f"\n  {prompt}", style="not bold")
         keys = Text("Keys ", style="bold")
         for i, (key, what) in enumerate(KEYS):

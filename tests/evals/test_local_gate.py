@@ -1,8 +1,9 @@
 """The gate on the embedded local model: `co-tui eval --max-degradation 10` must exit 0.
 
-A real run of every golden case (about 1.5 minutes on 2 cores) against the committed
-`evals/baseline-local-SmolLM2-135M-Instruct.json`. Decoding is greedy with a fixed seed, so
-identical runs give identical answers; a timeout on a busy machine is retried once.
+A real run of every golden case (one thread; 15 minutes here with the cores shared) against
+the committed `evals/baseline-local-SmolLM2-135M-Instruct.json`. Decoding is greedy with a
+fixed seed, so identical runs give identical answers; a timeout on a busy machine is retried
+once.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-pytestmark = [pytest.mark.llm, pytest.mark.timeout(1200)]
+pytestmark = [pytest.mark.llm, pytest.mark.timeout(2400)]
 
 BASELINE = ROOT / "evals" / "baseline-local-SmolLM2-135M-Instruct.json"
 
@@ -25,10 +26,13 @@ def test_local_model_does_not_degrade_against_its_baseline(tmp_path: Path) -> No
     assert BASELINE.is_file(), "the committed baseline of the local model is missing"
     env = dict(os.environ)  # conftest scrubbed the provider settings: the local model is chosen
     env["COLUMNS"] = "160"
+    # The baseline was saved with one thread: llama.cpp's sums (and so a greedy answer) can
+    # differ with the thread count, and one thread does not crawl when the cores are shared.
+    env["CO_TUI_LOCAL_THREADS"] = "1"
     proc = subprocess.run(
         [sys.executable, "-m", "co_tui.cli", "eval", "--max-degradation", "10",
          "--results-dir", str(tmp_path)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1100,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=2300,
     )  # fmt: skip
     report = f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
     assert proc.returncode == 0, report

@@ -27,7 +27,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -50,16 +50,7 @@ Dimension = Literal[
     "multilingual",
     "multi_step",
 ]
-DIMENSIONS: tuple[Dimension, ...] = (
-    "tool_selection",
-    "arg_extraction",
-    "refusal",
-    "error_recovery",
-    "answer",
-    "clarify",
-    "multilingual",
-    "multi_step",
-)
+DIMENSIONS: tuple[Dimension, ...] = get_args(Dimension)
 # A request that no tool serves: the answer is judged on its text (declined, answered, asked).
 TEXT_DIMENSIONS: frozenset[Dimension] = frozenset({"refusal", "answer", "clarify"})
 # The first step of the request is a call of `expect_tool`; its arguments are not judged.

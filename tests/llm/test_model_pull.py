@@ -393,7 +393,8 @@ def test_co_tui_model_pull_resumes_after_ctrl_c_as_a_process(
 ) -> None:
     cli = [str(Path(sys.executable).parent / "co-tui"), "model", "pull", "smollm2-135m"]
     env = {**os.environ, "CO_TUI_LOCAL_MODEL_MIRROR": host.url}
-    host.behaviour = Behaviour(delay_per_chunk=0.01)  # ~6 MB/s: time to press Ctrl-C
+    holding = Behaviour(hold_after=2_000_000)  # the server stops there until Ctrl-C is pressed
+    host.behaviour = holding
     part = part_path(models_dir(), SMOL)
     proc = subprocess.Popen(
         cli, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -405,6 +406,7 @@ def test_co_tui_model_pull_resumes_after_ctrl_c_as_a_process(
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
+        holding.released.set()
         proc.kill()
     assert proc.returncode == 130, err.decode()
     assert b"run co-tui model pull smollm2-135m again to resume" in out

@@ -37,6 +37,10 @@ class Behaviour:
     content_disposition: str | None = None
     delay_per_chunk: float = 0.0
     chunk: int = 1 << 16
+    # after this many body bytes, send nothing more until `released` is set (at most a minute):
+    # a client stopped mid-download whatever the machine's speed
+    hold_after: int | None = None
+    released: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -136,6 +140,8 @@ def _handler(host: FileHost) -> type[BaseHTTPRequestHandler]:
                         return
                     sent += len(data)
                     position += len(data)
+                    if how.hold_after is not None and sent >= how.hold_after:
+                        how.released.wait(60)
                     if how.delay_per_chunk:
                         time.sleep(how.delay_per_chunk)
 

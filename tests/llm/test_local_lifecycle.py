@@ -134,7 +134,7 @@ def _llm_free_env(tmp_path: Path) -> dict[str, str]:
 def test_headless_answers_with_no_provider_configured(tmp_path: Path) -> None:
     co_tui = Path(sys.executable).with_name("co-tui")
     proc = subprocess.run(
-        [str(co_tui), "-p", "Name one colour of the sky."], cwd=tmp_path,
+        [str(co_tui), "-p", "What colour is the sky?"], cwd=tmp_path,
         env=_llm_free_env(tmp_path), capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr

@@ -33,7 +33,7 @@ async def test_streamed_answer_arrives_through_run_turn(
     frontend = RecordingFrontend()
 
     result = await run_turn(
-        bundle.agent, "Name one colour of the sky.", deps=deps, history=[], frontend=frontend,
+        bundle.agent, "What colour is the sky?", deps=deps, history=[], frontend=frontend,
         model_settings=bundle.model_settings,
     )  # fmt: skip
 
@@ -88,7 +88,7 @@ async def test_forced_tool_call_is_well_formed(shared_server: local_server.Endpo
     assert isinstance(resolved.model, LocalModel)
     agent = Agent(resolved.model, output_type=Colour, instructions="Answer with a colour.")
 
-    async with agent.run_stream_events("Name one colour of the sky.") as events:
+    async with agent.run_stream_events("What colour is the sky?") as events:
         outputs = [e.result.output async for e in events if hasattr(e, "result")]
 
     assert len(outputs) == 1 and isinstance(outputs[0], Colour)

@@ -27,7 +27,7 @@ async def test_a_streamed_local_answer_counts_its_tokens(
 
     result = await run_turn(
         bundle.agent,
-        "Name one colour of the sky.",
+        "What colour is the sky?",
         deps=deps,
         history=[],
         frontend=frontend,

@@ -282,17 +282,20 @@ class LocalModel(WrapperModel):
             )
         return None
 
-    async def _constrained(self, plan: _Plan, prompt: str, schema: dict[str, Any]) -> str:
-        """The model's reply to `prompt` after the conversation, held to `schema`."""
+    async def _constrained(
+        self, plan: _Plan, prompt: str, schema: dict[str, Any]
+    ) -> tuple[ModelResponse, str]:
+        """The model's reply to `prompt` after the conversation, held to `schema`, and its
+        text."""
         messages = [*plan.messages, ModelRequest(parts=[UserPromptPart(prompt)])]
         response = await self.wrapped.request(
             messages, plan.constrained_settings(schema), plan.params
         )
-        return "".join(p.content for p in response.parts if isinstance(p, TextPart))
+        return response, "".join(p.content for p in response.parts if isinstance(p, TextPart))
 
     async def _choose(self, plan: _Plan, step: Choose) -> str:
         """The option the model picks (the schema allows only the options)."""
-        text = await self._constrained(plan, step.prompt, step.schema)
+        _, text = await self._constrained(plan, step.prompt, step.schema)
         try:
             picked = json.loads(text)
         except ValueError:
@@ -301,11 +304,7 @@ class LocalModel(WrapperModel):
 
     async def _call(self, plan: _Plan, step: Call) -> ModelResponse:
         """The model writes `step`'s arguments under the tool's schema: one ToolCallPart."""
-        messages = [*plan.messages, ModelRequest(parts=[UserPromptPart(step.prompt)])]
-        response = await self.wrapped.request(
-            messages, plan.constrained_settings(step.schema), plan.params
-        )
-        text = "".join(p.content for p in response.parts if isinstance(p, TextPart))
+        response, text = await self._constrained(plan, step.prompt, step.schema)
         args = parse_arguments(text)  # cut short: validation sends it back for another try
         part = ToolCallPart(step.tool.name, args, f"call_{uuid.uuid4().hex[:16]}")
         return replace(response, parts=[part], finish_reason="tool_call")

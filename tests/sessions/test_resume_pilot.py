@@ -9,8 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    UserPromptPart,
+)
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from textual import events
 
 from co_tui.agent.build import build_agent
 from co_tui.config.settings import Settings
@@ -92,15 +99,19 @@ async def test_quit_and_continue_brings_transcript_and_memory_back(tmp_path: Pat
     assert info.turns == 3 and info.title == "My name is Ada" and info.message_count == 6
 
 
+def questions_and_answers(turns: int) -> list[ModelMessage]:
+    """A stored conversation of `turns` questions, each with its answer."""
+    history: list[ModelMessage] = []
+    for n in range(turns):
+        history.append(ModelRequest(parts=[UserPromptPart(content=f"question {n}")]))
+        history.append(ModelResponse(parts=[TextPart(content=f"answer {n}")]))
+    return history
+
+
 async def test_a_long_session_opens_with_only_the_visible_part_built(tmp_path: Path) -> None:
     db = tmp_path / "sessions.db"
     store = SessionStore(db)
-    history: list[ModelMessage] = []
-    from pydantic_ai.messages import ModelResponse, TextPart
-
-    for n in range(300):
-        history += [ModelRequest(parts=[UserPromptPart(content=f"question {n}")]),
-                    ModelResponse(parts=[TextPart(content=f"answer {n}")])]  # fmt: skip
+    history = questions_and_answers(300)
     store.save("long-session", history, title="long", cwd=str(tmp_path.resolve()))
     app = make_app(echo_model([]), tmp_path, db, resume="long")
     async with app.run_test(size=SIZE) as pilot:
@@ -115,15 +126,8 @@ async def test_a_long_session_opens_with_only_the_visible_part_built(tmp_path: P
 async def test_a_prompt_typed_while_a_long_session_resumes_is_sent(tmp_path: Path) -> None:
     """Keys typed before the stored session is on screen are not lost: the prompt is sent
     once the session is ready, after its 1,000 turns, and lands in the prompt history."""
-    from textual import events
-
     db = tmp_path / "sessions.db"
-    history: list[ModelMessage] = []
-    from pydantic_ai.messages import ModelResponse, TextPart
-
-    for n in range(1000):
-        history += [ModelRequest(parts=[UserPromptPart(content=f"question {n}")]),
-                    ModelResponse(parts=[TextPart(content=f"answer {n}")])]  # fmt: skip
+    history = questions_and_answers(1000)
     SessionStore(db).save("long-session", history, title="long", cwd=str(tmp_path.resolve()))
     seen: Seen = []
     app = make_app(echo_model(seen), tmp_path, db, resume="long")

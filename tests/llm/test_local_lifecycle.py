@@ -13,8 +13,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from co_tui.config.settings import LocalEngineName as EngineName
+from co_tui.config.settings import Settings
 from co_tui.llm.local import provider as local
 from co_tui.llm.local import server as local_server
+from co_tui.llm.local.engines import ENGINES
 from tests.llm.conftest import local_settings, process_gone
 
 pytestmark = pytest.mark.llm
@@ -66,8 +69,11 @@ def test_status_resolves_local_without_starting_a_server(tmp_path: Path) -> None
     assert local_server.running_endpoint() is None
 
 
-def test_server_is_gone_after_shutdown(tmp_path: Path) -> None:
-    spec = local.local_spec(local_settings(tmp_path))
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_server_is_gone_after_shutdown(engine: EngineName, tmp_path: Path) -> None:
+    if engine != Settings().local_engine and ENGINES[engine].missing_modules():
+        pytest.skip(f"the optional engine {engine} is not installed (docs/local-model.md)")
+    spec = local.local_spec(local_settings(tmp_path, local_engine=engine))
     endpoint = asyncio.run(local_server.ensure_started(spec))
     again = asyncio.run(local_server.ensure_started(spec))
     assert again == endpoint, "one server per process"
@@ -78,6 +84,9 @@ def test_server_is_gone_after_shutdown(tmp_path: Path) -> None:
     key = {"Authorization": f"Bearer {endpoint.api_key}"}
     assert httpx.get(models, headers=key).status_code == 200
     assert endpoint.api_key not in Path(f"/proc/{endpoint.pid}/cmdline").read_text()
+    chat = {"messages": [{"role": "user", "content": "Say hello."}], "max_tokens": 8}
+    reply = httpx.post(f"{endpoint.base_url}/chat/completions", json=chat, headers=key, timeout=60)
+    assert reply.json()["choices"][0]["message"]["content"].strip()
 
     local_server.shutdown()
 
@@ -151,7 +160,11 @@ def test_a_model_that_fails_to_load_is_reported(tmp_path: Path) -> None:
     broken.write_bytes(default.read_bytes()[:2_000_000])  # a GGUF header, then nothing
     spec = local.local_spec(local_settings(tmp_path, local_model_path=str(broken)))
 
-    with pytest.raises(local_server.LocalServerError, match=r"could not load .*broken\.gguf"):
+    refused = pytest.raises(local_server.LocalServerError, match=r"could not load .*broken\.gguf")
+    with refused as info:
         asyncio.run(local_server.ensure_started(spec))
+    # What llama.cpp said went wrong, not its last words ("exiting due to ...").
+    assert "corrupted or incomplete" in str(info.value)
+    assert "exiting" not in str(info.value)
     assert local_server.running_endpoint() is None
     local_server.shutdown()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,7 @@ def test_a_file_that_is_not_gguf_is_refused(tmp_path: Path) -> None:
 def test_without_the_extra_one_short_message_names_the_fix(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(local, "_SERVER_MODULES", ("co_tui_no_such_module",))
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)  # what find_spec sees when it is absent
     from co_tui.llm import resolve_model
 
     with pytest.raises(ProviderError) as info:

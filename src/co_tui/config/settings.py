@@ -55,6 +55,10 @@ ENV_PREFIX = "CO_TUI_"
 MAX_SETTINGS_BYTES = 256_000
 
 
+# The engines that can serve the embedded model (co_tui/llm/local/engines.py).
+LocalEngineName = Literal["xllamacpp", "llama-cpp-python"]
+
+
 class SettingsError(Exception):
     """A settings file or value is malformed. The message is one line, ready to print."""
 
@@ -171,6 +175,9 @@ class Settings(BaseSettings):
     local_model_mirror: str | None = None
     local_n_ctx: int = Field(default=4096, ge=512)
     local_threads: int | None = Field(default=None, ge=1)
+    # What serves it: llama.cpp from a prebuilt wheel, or llama-cpp-python if you installed
+    # it (docs/local-model.md#engines).
+    local_engine: LocalEngineName = "xllamacpp"
     # Who picks the embedded model's tool: the model among retrieval's shortlist, retrieval's
     # first candidate alone, or a random pick (the eval's floor). See docs/local-model.md.
     local_tool_choice: Literal["model", "retrieval", "random"] = "model"

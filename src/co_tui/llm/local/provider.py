@@ -41,10 +41,12 @@ from pydantic_ai.models import (
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.usage import RequestUsage
 
 from co_tui.config.settings import Settings
 from co_tui.llm.local import tools as local_tools
 from co_tui.llm.local.arguments import parse_arguments
+from co_tui.llm.local.engines import ENGINES
 from co_tui.llm.local.server import (
     LocalServerError,
     LocalServerSpec,
@@ -96,15 +98,6 @@ FIX_HINT = (
     "run `make install` (docs/local-model.md), or choose another provider "
     "(/model in the app, or LLM_PROVIDER)"
 )
-# What llama_cpp.server imports: all must be present for `python -m llama_cpp.server`.
-_SERVER_MODULES = (
-    "llama_cpp",
-    "uvicorn",
-    "fastapi",
-    "sse_starlette",
-    "starlette_context",
-    "pydantic_settings",
-)
 # Small local models ramble; keep them from filling the whole context with one answer.
 DEFAULT_MAX_TOKENS = 1024
 DEFAULT_TEMPERATURE = 0.2
@@ -112,10 +105,6 @@ DEFAULT_TEMPERATURE = 0.2
 
 def _provider_error(message: str) -> Exception:
     return ProviderError(message)
-
-
-def _missing_modules() -> list[str]:
-    return [name for name in _SERVER_MODULES if importlib.util.find_spec(name) is None]
 
 
 def default_model_path() -> Path | None:
@@ -179,15 +168,18 @@ def _threads(settings: Settings) -> int:
 
 
 def local_spec(settings: Settings) -> LocalServerSpec:
-    missing = _missing_modules()
+    engine = ENGINES[settings.local_engine]
+    missing = engine.missing_modules()
     if missing:
         raise _provider_error(
-            "the embedded local model needs the `local` extra (llama-cpp-python; missing: "
-            f"{', '.join(missing)}): {FIX_HINT}"
+            f"the embedded local model's engine is not installed ({engine.requirement}; "
+            f"missing: {', '.join(missing)}): {FIX_HINT}"
         )
     path = find_local_model(settings)
     alias = _model_alias(path)
-    return LocalServerSpec(path.resolve(), alias, settings.local_n_ctx, _threads(settings))
+    return LocalServerSpec(
+        path.resolve(), alias, settings.local_n_ctx, _threads(settings), engine.name
+    )
 
 
 def local_model(settings: Settings) -> ResolvedModel:
@@ -263,24 +255,33 @@ class LocalModel(WrapperModel):
         plan = self._plan(messages, model_settings, model_request_parameters)
         if plan is None:
             return await self.wrapped.request(messages, model_settings, model_request_parameters)
-        settled = await self._settled(plan)
+        settled, spent = await self._settled(plan)
         if settled is not None:
             return settled
-        return await self.wrapped.request(plan.messages, plan.settings, plan.params)
+        response = await self.wrapped.request(plan.messages, plan.settings, plan.params)
+        return replace(response, usage=response.usage + spent)
 
-    async def _settled(self, plan: _Plan) -> ModelResponse | None:
+    async def _settled(self, plan: _Plan) -> tuple[ModelResponse | None, RequestUsage]:
         """The response decided before anything streams: a call, or the fixed refusal; None
-        when the model answers. A choice is put to the model first."""
+        when the model answers. A choice is put to the model first; what it cost is counted
+        in the response, or returned for the answer that follows."""
         step = plan.step
+        spent = RequestUsage()
         if isinstance(step, Choose):
-            step = step.picked(await self._choose(plan, step))
+            option, spent = await self._choose(plan, step)
+            step = step.picked(option)
         if isinstance(step, Call):
-            return await self._call(plan, step)
+            response = await self._call(plan, step)
+            return replace(response, usage=response.usage + spent), spent
         if isinstance(step, Decline):
-            return ModelResponse(
-                parts=[TextPart(DECLINED)], model_name=self.model_name, finish_reason="stop"
+            refusal = ModelResponse(
+                parts=[TextPart(DECLINED)],
+                usage=spent,
+                model_name=self.model_name,
+                finish_reason="stop",
             )
-        return None
+            return refusal, spent
+        return None, spent
 
     async def _constrained(
         self, plan: _Plan, prompt: str, schema: dict[str, Any]
@@ -293,14 +294,15 @@ class LocalModel(WrapperModel):
         )
         return response, "".join(p.content for p in response.parts if isinstance(p, TextPart))
 
-    async def _choose(self, plan: _Plan, step: Choose) -> str:
-        """The option the model picks (the schema allows only the options)."""
-        _, text = await self._constrained(plan, step.prompt, step.schema)
+    async def _choose(self, plan: _Plan, step: Choose) -> tuple[str, RequestUsage]:
+        """The option the model picks (the schema allows only the options), and the request's
+        usage."""
+        response, text = await self._constrained(plan, step.prompt, step.schema)
         try:
             picked = json.loads(text)
         except ValueError:
-            return ""
-        return picked if isinstance(picked, str) else ""
+            picked = ""
+        return (picked if isinstance(picked, str) else ""), response.usage
 
     async def _call(self, plan: _Plan, step: Call) -> ModelResponse:
         """The model writes `step`'s arguments under the tool's schema: one ToolCallPart."""
@@ -325,7 +327,7 @@ class LocalModel(WrapperModel):
             ) as stream:
                 yield stream
             return
-        settled = await self._settled(plan)
+        settled, spent = await self._settled(plan)
         if settled is not None:
             params = model_request_parameters
             yield _SettledStream(model_request_parameters=params, response=settled)
@@ -337,6 +339,7 @@ class LocalModel(WrapperModel):
                 model_request_parameters=model_request_parameters,
                 inner=inner,
                 prompt=prompt_text(plan.messages),
+                spent=spent,
             )
 
 
@@ -434,10 +437,12 @@ class _SettledStream(StreamedResponse):
 
 @dataclass
 class _AnswerStream(StreamedResponse):
-    """The answer as it streams, counted when the server did not count it (local_usage)."""
+    """The answer as it streams, counted when the server did not count it (local_usage), plus
+    what choosing to answer cost."""
 
     inner: StreamedResponse = field(kw_only=True)
     prompt: str = field(kw_only=True)  # the request's text, to count when the server did not
+    spent: RequestUsage = field(kw_only=True, default_factory=RequestUsage)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         answer: list[str] = []
@@ -456,7 +461,8 @@ class _AnswerStream(StreamedResponse):
             self._usage = self.inner.usage
         self.finish_reason = self.inner.finish_reason
         endpoint = running_endpoint()
-        self._usage = await measured_usage(endpoint, self.inner.usage, self.prompt, "".join(answer))
+        answered = await measured_usage(endpoint, self.inner.usage, self.prompt, "".join(answer))
+        self._usage = answered + self.spent
         self.provider_response_id = self.inner.provider_response_id
 
     @property

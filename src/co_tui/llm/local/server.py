@@ -1,6 +1,6 @@
 """The embedded llama.cpp server: one child process per co-tui process, started on demand.
 
-`ensure_started(spec)` spawns `python -m llama_cpp.server` on a free loopback port (with a
+`ensure_started(spec)` spawns the spec's engine (engines.py) on a free loopback port (with a
 random API key, so other local users cannot use it) and waits until `/v1/models` answers.
 Every session of the process shares that one server. It is stopped at exit (atexit, SIGTERM,
 SIGHUP), and it never outlives its parent: on Linux the kernel sends it SIGTERM when the
@@ -15,6 +15,7 @@ import atexit
 import contextlib
 import ctypes
 import os
+import re
 import secrets
 import signal
 import socket
@@ -30,26 +31,14 @@ from types import FrameType
 import httpx
 
 from co_tui.config.paths import user_data_dir
+from co_tui.llm.local.engine_child import KEY_VARIABLE
+from co_tui.llm.local.engines import CHILD_SCRIPT, ENGINES, EngineName
 from co_tui.safety.private_files import open_private
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 180.0
 POLL_INTERVAL_S = 0.1
 PROGRESS_INTERVAL_S = 0.5
-
-# Runs in the child: exit when the parent pid changes (parent died, we were re-parented),
-# then hand over to llama_cpp.server exactly as `python -m llama_cpp.server ARGS` would.
-_LAUNCHER = """\
-import os, runpy, sys, threading, time
-parent = int(sys.argv[1])
-def watch():
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(0)
-threading.Thread(target=watch, daemon=True).start()
-sys.argv = [sys.argv[2], *sys.argv[3:]]
-runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
-"""
 
 
 class LocalServerError(Exception):
@@ -62,6 +51,7 @@ class LocalServerSpec:
     alias: str  # the model name clients send, e.g. "SmolLM2-135M-Instruct"
     n_ctx: int = 4096
     n_threads: int = 2
+    engine: EngineName = "xllamacpp"
 
 
 @dataclass(frozen=True)
@@ -107,9 +97,8 @@ def _pdeathsig_preexec() -> Callable[[], None] | None:
     return die_with_parent
 
 
-# llama_cpp.server reads every unset setting from an environment variable of the same name
-# (HOST, PORT, MODEL, VERBOSE, CACHE, ...): the child gets only what a process needs, and
-# the API key there rather than on the command line, where `ps` would show it.
+# The child gets only what a process needs, and the API key in its environment rather than
+# on the command line, where `ps` would show it.
 _PASS_ENV = (
     "PATH",
     "HOME",
@@ -128,12 +117,27 @@ _PASS_ENV = (
 
 def _child_env(api_key: str) -> dict[str, str]:
     env = {name: os.environ[name] for name in _PASS_ENV if name in os.environ}
-    env["API_KEY"] = api_key
+    env[KEY_VARIABLE] = api_key
     return env
 
 
 def log_path() -> Path:
     return user_data_dir() / "local-model.log"
+
+
+# llama.cpp's log lines: "0.00.007.521 E srv    load_model: failed to load model, 'x.gguf'".
+_ENGINE_ERROR = re.compile(r"^[\d.]+ E (.*)$")
+_FOLLOW_UPS = ("exiting due to", "co-tui: the engine stopped")
+
+
+def _reason(tail: str) -> str:
+    """The first error llama.cpp logged (what went wrong, not "exiting"), else the last line."""
+    lines = tail.splitlines()
+    for line in lines:
+        match = _ENGINE_ERROR.match(line.strip())
+        if match and not any(follow in line for follow in _FOLLOW_UPS):
+            return " ".join(match[1].split())
+    return lines[-1] if lines else ""
 
 
 def _log_tail(path: Path, lines: int = 8) -> str:
@@ -152,20 +156,19 @@ class _Server:
         self.ready = False
         self.started_at = time.monotonic()
         self.log = log_path()
-        options = {
-            "--model": str(spec.model_path),
-            "--model_alias": spec.alias,
-            "--host": HOST,
-            "--port": str(self.port),
-            "--n_ctx": str(spec.n_ctx),
-            "--n_threads": str(spec.n_threads),
-            "--n_threads_batch": str(spec.n_threads),
-            # The server's default computes logits for every prompt token (for logprobs, which
-            # co-tui never asks for): that made a 700-token prompt take ~5 s instead of ~1 s.
-            "--logits_all": "false",
-        }
-        launcher = [sys.executable, "-c", _LAUNCHER, str(os.getpid()), "llama_cpp.server"]
-        args = [*launcher, *(word for option in options.items() for word in option)]
+        args = [
+            sys.executable,
+            "-P",  # not the script's folder on sys.path: its siblings are co-tui's modules
+            str(CHILD_SCRIPT),
+            spec.engine,
+            str(os.getpid()),
+            str(spec.model_path),
+            spec.alias,
+            HOST,
+            str(self.port),
+            str(spec.n_ctx),
+            str(spec.n_threads),
+        ]
         # PDEATHSIG follows the spawning *thread*: from another thread the child would die
         # with that thread, so there only the watchdog in the child applies.
         on_main = threading.current_thread() is threading.main_thread()
@@ -201,7 +204,7 @@ class _Server:
             self.proc.wait(timeout)
 
     def failure(self) -> LocalServerError:
-        last = _log_tail(self.log, 1) or f"exit code {self.proc.returncode}"
+        last = _reason(_log_tail(self.log, 40)) or f"exit code {self.proc.returncode}"
         return LocalServerError(
             f"the local model server could not load {self.spec.model_path}: {last} "
             f"(full log: {self.log})"
@@ -245,7 +248,7 @@ _hooks_installed = False
 
 def _port_taken(server: _Server) -> bool:
     tail = _log_tail(server.log, 20).lower()
-    return "address already in use" in tail or "errno 98" in tail
+    return any(mark in tail for mark in ENGINES[server.spec.engine].port_taken_marks)
 
 
 async def ensure_started(

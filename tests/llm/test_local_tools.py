@@ -72,3 +72,13 @@ def test_without_the_extra_one_short_message_names_the_fix(
     assert "make install" in message and "docs/local-model.md" in message
     assert "/model" in message
     assert "\n" not in message and len(message) < 240
+
+
+def test_auto_lets_retrieval_pick_for_smollm2_and_the_model_for_others(tmp_path: Path) -> None:
+    """SmolLM2-135M's own pick was measured not to beat retrieval's (docs/local-model.md)."""
+    smollm2 = tmp_path / local.DEFAULT_MODEL_FILE
+    other = tmp_path / "Qwen2.5-1.5B-Instruct-Q4_K_M.gguf"
+    assert local.tool_choice(Settings(), smollm2) == "retrieval"
+    assert local.tool_choice(Settings(), other) == "model"
+    chosen = Settings(local_tool_choice="model")
+    assert local.tool_choice(chosen, smollm2) == "model"

@@ -179,8 +179,10 @@ class Settings(BaseSettings):
     # it (docs/local-model.md#engines).
     local_engine: LocalEngineName = "xllamacpp"
     # Who picks the embedded model's tool: the model among retrieval's shortlist, retrieval's
-    # first candidate alone, or a random pick (the eval's floor). See docs/local-model.md.
-    local_tool_choice: Literal["model", "retrieval", "random"] = "model"
+    # first candidate alone, or a random pick (the eval's floor); "auto" is retrieval for
+    # SmolLM2-135M (its own pick measured no better) and the model for others. See
+    # docs/local-model.md.
+    local_tool_choice: Literal["auto", "model", "retrieval", "random"] = "auto"
     temperature: float | None = Field(default=None, ge=0, le=2)
     # The model's context window in tokens, for the status bar's meter; unset: what the
     # embedded model's n_ctx or the model's profile (genai-prices) says.

@@ -182,6 +182,19 @@ def local_spec(settings: Settings) -> LocalServerSpec:
     )
 
 
+# Models whose own pick was measured not to beat retrieval's first candidate alone on the
+# held-out set (docs/local-model.md): "auto" lets retrieval pick for them.
+RETRIEVAL_PICKS_FOR = frozenset({DEFAULT_MODEL_FILE})
+
+
+def tool_choice(settings: Settings, model_path: Path) -> ToolChoice:
+    """Who picks the tool: the setting, or for "auto" retrieval where the model was measured
+    not to do better, else the model."""
+    if settings.local_tool_choice != "auto":
+        return settings.local_tool_choice
+    return "retrieval" if model_path.name in RETRIEVAL_PICKS_FOR else "model"
+
+
 def local_model(settings: Settings) -> ResolvedModel:
     spec = local_spec(settings)
     model_settings: ModelSettings = {
@@ -191,7 +204,7 @@ def local_model(settings: Settings) -> ResolvedModel:
         else DEFAULT_TEMPERATURE,
         "max_tokens": DEFAULT_MAX_TOKENS,
     }
-    model = LocalModel(spec, model_settings, settings.local_tool_choice)
+    model = LocalModel(spec, model_settings, tool_choice(settings, spec.model_path))
     return ResolvedModel(model, "local", spec.alias, key_present=None, detail=str(spec.model_path))
 
 

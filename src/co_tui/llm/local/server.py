@@ -34,6 +34,7 @@ from co_tui.config.paths import user_data_dir
 from co_tui.llm.local.engine_child import KEY_VARIABLE
 from co_tui.llm.local.engines import CHILD_SCRIPT, ENGINES, EngineName
 from co_tui.safety.private_files import open_private
+from co_tui.safety.visible import visible
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 180.0
@@ -205,9 +206,14 @@ class _Server:
 
     def failure(self) -> LocalServerError:
         last = _reason(_log_tail(self.log, 40)) or f"exit code {self.proc.returncode}"
+        # The path and the engine's words may hold escape sequences (a file name, a hostile
+        # GGUF's strings): shown as escapes, never sent to the terminal as they are.
         return LocalServerError(
-            f"the local model server could not load {self.spec.model_path}: {last} "
-            f"(full log: {self.log})"
+            visible(
+                f"the local model server could not load {self.spec.model_path}: {last} "
+                f"(full log: {self.log})",
+                keep="",
+            )
         )
 
     async def wait_ready(self, progress: ProgressCallback | None) -> None:

@@ -106,7 +106,7 @@ async def test_with_only_the_embedded_model_the_welcome_offers_setup() -> None:
         assert "GEMINI_API_KEY" not in shown and "Another model?" not in shown
         assert welcome.outer_size.height <= 24 - 8  # room left for the prompt and status
         # only examples the embedded model handles: none that reads files or drafts mail
-        assert "Explain what a git branch is, in two sentences." in shown
+        assert "Why is the sea salty?" in shown
         assert "Summarise the README" not in shown and "Draft a short" not in shown
 
 

@@ -27,13 +27,13 @@ EXAMPLE_PROMPTS = (
     "!git status   (a leading ! runs the command yourself, in the sandbox)",
     "Draft a short, polite reply declining Thursday's meeting.",
 )
-# What the embedded 135M model handles (tried on it in the app: it answers these without
-# reaching for a tool), and the command you run yourself. It cannot summarise files or draft
-# mail reliably; "write a short poem" made it propose save_memory.
+# What the embedded 135M model handles (tried on it in the app: retrieval shortlists no tool
+# for these, and it answers them), and the command you run yourself. It cannot summarise files
+# or draft mail reliably; "a fun fact" made retrieval pick save_memory.
 LOCAL_EXAMPLE_PROMPTS = (
-    "Explain what a git branch is, in two sentences.",
+    "Why is the sea salty?",
     "!ls   (a leading ! runs the command yourself, in the sandbox)",
-    "Tell me a fun fact about octopuses.",
+    "Translate 'good morning' into French.",
 )
 
 KEYS = (

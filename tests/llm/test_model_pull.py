@@ -396,8 +396,15 @@ def test_co_tui_model_pull_resumes_after_ctrl_c_as_a_process(
     holding = Behaviour(hold_after=2_000_000)  # the server stops there until Ctrl-C is pressed
     host.behaviour = holding
     part = part_path(models_dir(), SMOL)
+    # Ctrl-C as a terminal sends it: a suite started as a background job of a script has
+    # SIGINT ignored, and a child inherits that (then it waited out the test's minute).
     proc = subprocess.Popen(
-        cli, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        cli,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         wait_for(

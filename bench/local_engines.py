@@ -71,11 +71,7 @@ class FirstText(RecordingFrontend):
         super().emit(event)
 
 
-async def _turn_wall(turn: int) -> Callable[[Run], float]:
-    return lambda run: run["turns"][turn]["wall"]
-
-
-def main() -> None:
+async def main() -> None:
     prompts = json.loads(sys.argv[1])
     settings = Settings(sandbox_backend="subprocess")
     started = time.monotonic()

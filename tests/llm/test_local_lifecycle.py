@@ -181,3 +181,30 @@ def test_a_hostile_model_file_name_reaches_no_terminal_as_escape_codes(tmp_path:
     assert "\x1b" not in message and "\x07" not in message
     assert "evil\\x1b]0;owned" in message  # shown, escaped: the user can still tell which file
     local_server.shutdown()
+
+
+HOSTILE_MODULES = ("threading", "runpy", "xllamacpp", "llama_cpp", "time")
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_a_repository_cannot_plant_modules_in_the_server(
+    engine: EngineName, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """co-tui runs in the user's workspace, often a cloned repository: a module file there
+    with the name of one the server imports must never run in it."""
+    if engine != Settings().local_engine and ENGINES[engine].missing_modules():
+        pytest.skip(f"the optional engine {engine} is not installed (docs/local-model.md)")
+    repo = tmp_path / "cloned-repo"
+    repo.mkdir()
+    marker = tmp_path / "planted-code-ran"
+    for name in HOSTILE_MODULES:
+        (repo / f"{name}.py").write_text(f"open({str(marker)!r}, 'a').write({name!r})\n")
+    monkeypatch.chdir(repo)
+    spec = local.local_spec(local_settings(tmp_path, local_engine=engine))
+    try:
+        endpoint = asyncio.run(local_server.ensure_started(spec))
+        key = {"Authorization": f"Bearer {endpoint.api_key}"}
+        assert httpx.get(f"{endpoint.base_url}/models", headers=key).status_code == 200
+    finally:
+        local_server.shutdown()
+    assert not marker.exists(), marker.read_text()

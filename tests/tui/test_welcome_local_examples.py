@@ -4,6 +4,7 @@ so each gets an answer, not an approval for a call nobody asked for."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic_ai.messages import ModelRequest, UserPromptPart
@@ -33,3 +34,18 @@ async def test_each_local_example_prompt_is_answered_without_a_tool(tmp_path: Pa
         messages = [ModelRequest(parts=[UserPromptPart(prompt)])]
         step = next_step(messages, tools, shortlister, allow_text=True, choice=choice)
         assert isinstance(step, Answer), (prompt, step)
+
+
+def test_no_local_example_prompt_is_an_eval_case() -> None:
+    """The examples were tried in the app, not taken from the eval sets they would inflate."""
+    root = Path(__file__).resolve().parents[2] / "evals"
+    cases = [
+        json.loads(line)
+        for path in root.rglob("*.jsonl")
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    prompts = {" ".join(c["prompt"].lower().split()) for c in cases if c.get("prompt")}
+    assert len(prompts) > 100
+    for example in LOCAL_EXAMPLE_PROMPTS:
+        assert " ".join(example.lower().split()) not in prompts, example

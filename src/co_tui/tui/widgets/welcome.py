@@ -33,7 +33,7 @@ EXAMPLE_PROMPTS = (
 LOCAL_EXAMPLE_PROMPTS = (
     "Why is the sea salty?",
     "!ls   (a leading ! runs the command yourself, in the sandbox)",
-    "What is the capital of France?",
+    "Which is the largest ocean on Earth?",
 )
 
 KEYS = (

@@ -256,7 +256,19 @@ class LocalModel(WrapperModel):
         model_settings: ModelSettings | None,
         params: ModelRequestParameters,
     ) -> _Plan | None:
-        return _Plan.make(messages, model_settings, params, self._shortlister, self.tool_choice)
+        resolved = self._output_mode_resolved(model_settings, params)
+        return _Plan.make(messages, model_settings, resolved, self._shortlister, self.tool_choice)
+
+    def _output_mode_resolved(
+        self, model_settings: ModelSettings | None, params: ModelRequestParameters
+    ) -> ModelRequestParameters:
+        """`params` with an "auto" output mode resolved as the wrapped model resolves it. A
+        run's first request leaves that choice to the model; read unresolved, a structured
+        output looked as if text were allowed, and the model answered in prose."""
+        if params.output_mode != "auto":
+            return params
+        _, prepared = self.prepare_request(model_settings, params)
+        return prepared
 
     async def request(
         self,

@@ -78,3 +78,44 @@ async def test_run_ls_asks_for_ls_and_answers_after_its_output(
             assert app.session.last_answer.strip()
     finally:
         local_server.shutdown()
+
+
+async def test_a_model_downloaded_in_setup_is_the_one_that_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/setup's embedded-model catalog, end to end: the file comes from a host on 127.0.0.1
+    (the user's mirror), and the session switches to a server started on that file."""
+    from co_tui.config.paths import models_dir
+    from co_tui.tui.screens.setup import SetupScreen
+    from tests.servers.file_host import FileHostServer, smollm2_file
+    from tests.tui.helpers import make_app, text_stream
+
+    host = FileHostServer(smollm2_file()).start()
+    monkeypatch.setenv("CO_TUI_LOCAL_MODEL_MIRROR", host.url)
+    app = make_app(text_stream("from the first model"), tmp_path,
+                   settings=local_settings(tmp_path, temperature=0.0))  # fmt: skip
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            assert await app.wait_ready(), app.load_error
+            app.chat.prompt.text = "/setup"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen), "/setup")
+            await pilot.press("down", "down", "down", "enter")  # the catalog, its first row
+            await pilot.press("enter")  # smollm2-135m: download and use it
+            downloaded = models_dir() / "SmolLM2-135M-Instruct.Q4_1.gguf"
+            await wait_until(pilot, lambda: app.model_label().startswith("local"),
+                             "the switch to the downloaded model", timeout=120)  # fmt: skip
+            assert app.session.bundle is not None and app.session.bundle.resolved is not None
+            assert app.session.bundle.resolved.detail == str(downloaded)
+            app.chat.prompt.text = "What colour is the sky?"
+            await pilot.press("enter")
+            await wait_for_turn(pilot, app, 120)
+            (answer,) = app.query(AssistantMessage)
+            assert answer.text.strip() and "from the first model" not in answer.text
+            endpoint = local_server.running_endpoint()
+            assert endpoint is not None
+            model_file = Path(f"/proc/{endpoint.pid}/cmdline").read_bytes().split(b"\0")
+            assert str(downloaded).encode() in model_file  # the server loaded that file
+    finally:
+        local_server.shutdown()
+        host.stop()

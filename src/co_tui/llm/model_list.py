@@ -98,8 +98,8 @@ async def list_models(settings: Settings, provider: str) -> list[str]:
     if provider == "local":
         raise ModelListUnavailable(
             "The embedded local model serves the one file it was started with; choose "
-            "another with the local_model setting (`co-tui model pull NAME` first) or "
-            "local_model_path, and restart."
+            "another in /setup (it downloads it and switches), or with the local_model "
+            "setting (`co-tui model pull NAME` first) or local_model_path, and restart."
         )
     raise ModelListUnavailable(
         f"The {provider or 'configured'} provider's models are not listed here; change the "

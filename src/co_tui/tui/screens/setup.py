@@ -1,8 +1,10 @@
 """/setup: a provider set up from inside the app. Up/Down choose Gemini, an OpenAI-compatible
-server or Ollama; Tab reaches its fields (the key is never shown); Enter tests the connection
-by listing the provider's models and, when that works, saves the values in the user's
-private credentials file (0600, never in the project) and dismisses with what to switch to.
-A failed test shows one line saying why and saves nothing; Escape cancels, test and all.
+server, Ollama or a larger embedded model; Tab reaches its fields (the key is never shown);
+Enter tests the connection by listing the provider's models and, when that works, saves the
+values in the user's private credentials file (0600, never in the project) and dismisses with
+what to switch to. A failed test shows one line saying why and saves nothing; Escape cancels,
+test and all. The embedded model's catalog (widgets/model_download.py) downloads the chosen
+model first, and saves it as `local_model` once the file is verified.
 
 The test runs in a worker, so the screen answers keys while a slow server is asked."""
 
@@ -28,20 +30,27 @@ from co_tui.config.credentials import (
     save_credentials,
     with_credentials,
 )
-from co_tui.config.paths import user_credentials_path
+from co_tui.config.paths import models_dir, user_credentials_path
 from co_tui.config.settings import Settings, SettingsError
 from co_tui.llm.connection_check import checked_model
 from co_tui.llm.model_list import ModelListUnavailable
 from co_tui.safety.visible import visible
 from co_tui.tui.widgets.keys_footer import KeysFooter
+from co_tui.tui.widgets.model_download import ModelDownload
 
 PROVIDERS = (
     ("gemini", "Gemini (Google AI Studio key)"),
     ("openai", "OpenAI-compatible server (OpenAI, llama.cpp, vLLM, LM Studio…)"),
     ("ollama", "Ollama"),
+    ("local", "Embedded model: download a larger one (runs offline)"),
 )
-# Which fields each provider shows: key, URL, model.
-FIELDS = {"gemini": ("key",), "openai": ("url", "key", "model"), "ollama": ("url", "model")}
+# Which fields each provider shows: key, URL, model (the embedded model: its catalog instead).
+FIELDS: dict[str, tuple[str, ...]] = {
+    "gemini": ("key",),
+    "openai": ("url", "key", "model"),
+    "ollama": ("url", "model"),
+    "local": (),
+}
 URL_PLACEHOLDERS = {"openai": "https://api.openai.com/v1", "ollama": "http://localhost:11434"}
 KEY_PLACEHOLDERS = {"gemini": "your key (required)", "openai": "optional for a local server"}
 IDLE = "Enter tests the connection and saves · Esc cancels"
@@ -97,6 +106,7 @@ class SetupScreen(ModalScreen[SetupDone | None]):
                 with Horizontal(id=f"setup-{field}-row", classes="setup-field"):
                     yield Label(label)
                     yield Input(id=f"setup-{field}", password=field == "key", compact=True)
+            yield ModelDownload(models_dir(), Path.cwd(), id="setup-local")
             yield Static(IDLE, id="setup-status")
             yield Static(
                 f"Saved in {_as_typed(user_credentials_path())}, readable by you only; "
@@ -124,11 +134,16 @@ class SetupScreen(ModalScreen[SetupDone | None]):
         self.failure = ""
         if self.is_mounted:
             self._show_fields()
+            if self.provider != "local":  # a download is for the catalog's choice only
+                self.query_one("#setup-local", ModelDownload).stop()
 
     def _show_fields(self) -> None:
         shown = FIELDS[self.provider]
         for field in ("url", "key", "model"):
             self.query_one(f"#setup-{field}-row").display = field in shown
+        local = self.provider == "local"
+        self.query_one("#setup-local", ModelDownload).display = local
+        self.query_one("#setup-status", Static).display = not local
         url = self.query_one("#setup-url", Input)
         url.placeholder = URL_PLACEHOLDERS.get(self.provider, "")
         if self.provider == "ollama":
@@ -161,6 +176,9 @@ class SetupScreen(ModalScreen[SetupDone | None]):
 
     @on(Input.Submitted)
     def action_test_and_save(self) -> None:
+        if self.provider == "local":  # Enter on the provider list goes into the catalog
+            self.query_one("#setup-local", ModelDownload).enter()
+            return
         if self.testing:
             return
         self.failure = ""
@@ -191,8 +209,22 @@ class SetupScreen(ModalScreen[SetupDone | None]):
             self.testing = False
         self.dismiss(SetupDone(f"{provider}:{model}", with_credentials(candidate, values)))
 
+    @on(ModelDownload.Ready)
+    def _downloaded(self, event: ModelDownload.Ready) -> None:
+        if self.provider != "local":  # another provider was chosen as the last bytes came
+            return
+        values = {"llm_provider": "local", "local_model": event.name}
+        try:
+            save_credentials(values)
+            chosen = with_credentials(self.settings, values)
+        except (SettingsError, OSError) as exc:
+            self.query_one("#setup-local", ModelDownload).say(f"Not saved: {exc}", failed=True)
+            return
+        self.dismiss(SetupDone("local", chosen))
+
     def action_cancel(self) -> None:
         self.workers.cancel_group(self, "setup-test")
+        self.query_one("#setup-local", ModelDownload).stop()
         self.dismiss(None)
 
 

@@ -1,0 +1,205 @@
+"""The embedded model's catalog inside /setup: a larger model chosen, downloaded with a
+progress bar and used, as `co-tui model pull NAME` does on the command line.
+
+Enter on a model downloads it into the models folder (resumable, verified against the
+catalog's pinned SHA-256, never more bytes than the catalog allows; llm/local/download.py
+does the work) and posts `Ready` once the file is verified. A model under a licence that is
+not permissive shows its licence first; a second Enter accepts it. A row without a pinned
+hash cannot be downloaded from here (the command line takes `--sha256`). `stop()` ends a
+download at its next chunk and keeps what arrived, so the next try resumes it.
+
+Where the bytes come from (`local_model_mirror`) is read from the user's own settings, never a
+project's: a repository must not choose it."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import OptionList, ProgressBar, Static
+from textual.widgets.option_list import Option
+
+from co_tui.config.settings import SettingsError, merge_layers, read_layers
+from co_tui.llm.local.catalog import CATALOG, CatalogModel, catalog_model
+from co_tui.llm.local.download import PullError, part_path, plan_pull, pull
+from co_tui.safety.visible import visible
+
+HINT = "Enter downloads the model and switches to it · Esc cancels"
+
+
+class DownloadStopped(Exception):
+    """The user stopped the download; what arrived stays for the next try."""
+
+
+def size_label(model: CatalogModel) -> str:
+    mega = model.size / 1_000_000
+    text = f"{mega / 1000:.1f} GB" if mega >= 1000 else f"{mega:.0f} MB"
+    return ("~" if model.size_is == "estimate" else "") + text
+
+
+def _row(model: CatalogModel, folder: Path) -> Text:
+    if (folder / model.file).is_file():
+        state = "downloaded"
+    elif part_path(folder, model).is_file():
+        state = "partly downloaded"
+    elif not model.pinned:
+        state = "needs a SHA-256: co-tui model pull"
+    else:
+        state = size_label(model)
+    licence = model.licence.id + (" (accept at download)" if model.licence.needs_acceptance else "")
+    row = Text(f"{model.name:<14}", style="bold")
+    row.append(f" {state} · {licence}\n", style="dim")
+    row.append(f"  {model.about}", style="dim")
+    return row
+
+
+class ModelDownload(Vertical):
+    """The catalog as a list; Enter downloads the highlighted model and posts `Ready`."""
+
+    DEFAULT_CSS = """
+    ModelDownload { height: auto; }
+    #model-download-list { height: auto; max-height: 9; border: none; padding: 0; }
+    ModelDownload > ProgressBar { margin-top: 1; }
+    ModelDownload > #model-download-status { height: auto; margin-top: 1; color: $text-muted; }
+    ModelDownload > #model-download-status.-failed { color: $error; }
+    """
+
+    @dataclass
+    class Ready(Message):
+        """The chosen model is downloaded and verified: `name` is its catalog name."""
+
+        name: str
+
+    downloading: reactive[bool] = reactive(False)
+    licence_shown: reactive[str] = reactive("")  # the model whose licence awaits Enter
+    status: reactive[str] = reactive(HINT)
+    failed: reactive[bool] = reactive(False)
+
+    def __init__(self, models_folder: Path, workspace: Path, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.models_folder = models_folder
+        self.workspace = workspace  # for the user's settings layers (never the project's)
+        self._stop = threading.Event()
+
+    def compose(self) -> ComposeResult:
+        yield OptionList(
+            *(
+                Option(_row(model, self.models_folder), id=model.name, disabled=not model.pinned)
+                for model in CATALOG
+            ),
+            id="model-download-list",
+        )
+        bar = ProgressBar(show_eta=True, id="model-download-progress")
+        bar.display = False
+        yield bar
+        yield Static(HINT, id="model-download-status", markup=False)
+
+    def enter(self) -> None:
+        """Enter from the dialog: into the list first, then the highlighted model's download
+        (or its licence)."""
+        listing = self.query_one(OptionList)
+        if not listing.has_focus:
+            if listing.highlighted is None:
+                listing.highlighted = 0
+            listing.focus()
+            return
+        if listing.highlighted is not None:
+            option = listing.get_option_at_index(listing.highlighted)
+            if option.id and not option.disabled:
+                self._start(option.id)
+
+    def stop(self) -> None:
+        """End a running download at its next chunk; the part stays for a resume."""
+        self._stop.set()
+
+    @on(OptionList.OptionSelected, "#model-download-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self._start(event.option.id)
+
+    @on(OptionList.OptionHighlighted, "#model-download-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if not self.downloading and event.option.id != self.licence_shown:
+            self.licence_shown = ""
+            self.say(HINT)
+
+    def _start(self, name: str) -> None:
+        if self.downloading:
+            return
+        model = catalog_model(name)
+        if model.licence.needs_acceptance and self.licence_shown != name:
+            self.licence_shown = name
+            self.say(
+                f"{model.name} is under the {model.licence.id} licence: {model.licence.url} "
+                "· Enter again accepts it and downloads"
+            )
+            return
+        self._stop.clear()
+        self.downloading = True
+        self.say(f"Downloading {model.name}… (Esc stops; what arrived is kept)")
+        self._download(model, accepted=self.licence_shown == name)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="model-download")
+    def _download(self, model: CatalogModel, accepted: bool) -> None:
+        try:
+            mirror = merge_layers(read_layers(self.workspace)).local_model_mirror
+            plan = plan_pull(model, sha256=None, accepted_licence=accepted, mirror=mirror)
+            pull(plan, self.models_folder, self._progress)
+        except DownloadStopped:
+            self.app.call_from_thread(self._ended, "Stopped; Enter resumes the download.", True)
+            return
+        except (PullError, SettingsError, OSError) as exc:
+            self.app.call_from_thread(self._ended, f"Not downloaded: {exc}", True)
+            return
+        self.app.call_from_thread(self._ended, f"{model.name} downloaded and verified.", False)
+        self.post_message(self.Ready(model.name))
+
+    def _progress(self, done: int, total: int | None) -> None:
+        """Called by the download (a thread) after each chunk."""
+        if self._stop.is_set():
+            raise DownloadStopped
+        self.app.call_from_thread(self._show_progress, done, total)
+
+    def _show_progress(self, done: int, total: int | None) -> None:
+        if not self.is_attached:  # the dialog closed while a chunk was on its way
+            return
+        bar = self.query_one(ProgressBar)
+        bar.display = True
+        bar.update(total=total, progress=done)
+
+    def _ended(self, message: str, failed: bool) -> None:
+        self.downloading = False
+        if not self.is_attached:
+            return
+        self.licence_shown = ""
+        self.query_one(ProgressBar).display = not failed
+        self.say(message, failed=failed)
+        listing = self.query_one(OptionList)
+        for model in CATALOG:  # a finished or partial download shows in its row
+            listing.replace_option_prompt(model.name, _row(model, self.models_folder))
+
+    def say(self, message: str, *, failed: bool = False) -> None:
+        self.failed = failed
+        self.status = message
+
+    def watch_status(self) -> None:
+        self._show_status()
+
+    def watch_failed(self) -> None:
+        self._show_status()
+
+    def _show_status(self) -> None:
+        if not self.is_mounted:
+            return
+        status = self.query_one("#model-download-status", Static)
+        status.set_class(self.failed, "-failed")
+        status.update(Text(visible(self.status, keep="")))

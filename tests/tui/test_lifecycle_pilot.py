@@ -102,7 +102,10 @@ async def test_with_only_the_embedded_model_the_welcome_offers_setup() -> None:
         welcome = app.query_one(Welcome)
         shown = " ".join(rendered(welcome).replace("│", " ").split())
         assert "The embedded local model answers, offline." in shown
-        assert "/setup to use Gemini, an OpenAI-compatible server or Ollama." in shown
+        assert (
+            "/setup to use Gemini, an OpenAI-compatible server, Ollama or a larger local model."
+            in shown
+        )
         assert "GEMINI_API_KEY" not in shown and "Another model?" not in shown
         assert welcome.outer_size.height <= 24 - 8  # room left for the prompt and status
         # only examples the embedded model handles: none that reads files or drafts mail

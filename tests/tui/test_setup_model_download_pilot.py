@@ -107,7 +107,7 @@ async def test_a_chosen_model_is_downloaded_verified_saved_and_chosen(
                          "the download's end", timeout=60)  # fmt: skip
     result = app.result
     assert isinstance(result, SetupDone), result
-    assert result.choice == "local"
+    assert result.choice == f"local:{SMOL.name}"
     assert (result.settings.llm_provider, result.settings.local_model) == ("local", SMOL.name)
     saved = models_dir() / SMOL.file
     assert saved.read_bytes() == SMOL_FILE.read_bytes()

@@ -377,7 +377,9 @@ BUILTIN_COMMANDS: dict[str, SlashCommand] = {
     "model": SlashCommand(
         "model", "choose a model of any provider, or switch to one", _model, "/model [name]"
     ),
-    "setup": SlashCommand("setup", "add Gemini, an OpenAI-compatible server or Ollama", _setup),
+    "setup": SlashCommand(
+        "setup", "add Gemini, an OpenAI-compatible server, Ollama or a larger local model", _setup
+    ),
     "copy": SlashCommand(
         "copy", "copy the last answer, or its n-th code block", _copy, "/copy [n]"
     ),

@@ -220,7 +220,7 @@ class SetupScreen(ModalScreen[SetupDone | None]):
         except (SettingsError, OSError) as exc:
             self.query_one("#setup-local", ModelDownload).say(f"Not saved: {exc}", failed=True)
             return
-        self.dismiss(SetupDone("local", chosen))
+        self.dismiss(SetupDone(f"local:{event.name}", chosen))
 
     def action_cancel(self) -> None:
         self.workers.cancel_group(self, "setup-test")

@@ -116,7 +116,7 @@ class Welcome(Widget):
             provider = Text.assemble(
                 "The embedded local model answers, offline. ",
                 ("/setup", "bold"),
-                " to use Gemini, an OpenAI-compatible server or Ollama.",
+                " to use Gemini, an OpenAI-compatible server, Ollama or a larger local model.",
             )
         else:
             provider = Text.assemble(

@@ -167,6 +167,13 @@ CATALOG: tuple[CatalogModel, ...] = (
 )
 
 
+def size_text(model: CatalogModel) -> str:
+    """The size as a person reads it: "398 MB", "1.83 GB", "~639 MB" for an estimate."""
+    mega = model.size / 1_000_000
+    text = f"{mega / 1000:.2f} GB" if mega >= 1000 else f"{mega:.0f} MB"
+    return ("~" if model.size_is == "estimate" else "") + text
+
+
 class UnknownModel(LookupError):
     """A name that is not in the catalog; the message lists the names that are."""
 

@@ -18,7 +18,13 @@ from rich.progress import (
 )
 
 from co_tui.config.settings import Settings
-from co_tui.llm.local.catalog import CATALOG, CatalogModel, UnknownModel, catalog_model
+from co_tui.llm.local.catalog import (
+    CATALOG,
+    CatalogModel,
+    UnknownModel,
+    catalog_model,
+    size_text,
+)
 from co_tui.llm.local.download import (
     LicenceNotAccepted,
     Pull,
@@ -33,12 +39,6 @@ OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
 
 Echo = Callable[[str], None]
 Confirm = Callable[[str], bool]
-
-
-def _size(model: CatalogModel) -> str:
-    mega = model.size / 1_000_000
-    text = f"{mega / 1000:.2f} GB" if mega >= 1000 else f"{mega:.0f} MB"
-    return {"exact": "", "rounded": "", "estimate": "~"}[model.size_is] + text
 
 
 def _hash_state(model: CatalogModel) -> str:
@@ -72,9 +72,8 @@ def list_lines(settings: Settings, folder: Path) -> list[str]:
     rows = [("NAME", "SIZE", "LICENCE", "SHA-256", "HERE")]
     for model in CATALOG:
         licence = model.licence.id + (" *" if model.licence.needs_acceptance else "")
-        rows.append(
-            (model.name, _size(model), licence, _hash_state(model), _state(model, settings, folder))
-        )
+        state = _state(model, settings, folder)
+        rows.append((model.name, size_text(model), licence, _hash_state(model), state))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = [
         "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
@@ -131,7 +130,7 @@ def run_pull(
     if plan is None:
         echo(f"co-tui: {model.name} not downloaded: its licence was not accepted")
         return USAGE
-    echo(visible(f"downloading {model.name} ({_size(model)}) from {plan.url}", keep=""))
+    echo(visible(f"downloading {model.name} ({size_text(model)}) from {plan.url}", keep=""))
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),

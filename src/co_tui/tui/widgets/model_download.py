@@ -27,7 +27,7 @@ from textual.widgets import OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from co_tui.config.settings import SettingsError, merge_layers, read_layers
-from co_tui.llm.local.catalog import CATALOG, CatalogModel, catalog_model
+from co_tui.llm.local.catalog import CATALOG, CatalogModel, catalog_model, size_text
 from co_tui.llm.local.download import PullError, part_path, plan_pull, pull
 from co_tui.safety.visible import visible
 
@@ -38,12 +38,6 @@ class DownloadStopped(Exception):
     """The user stopped the download; what arrived stays for the next try."""
 
 
-def size_label(model: CatalogModel) -> str:
-    mega = model.size / 1_000_000
-    text = f"{mega / 1000:.1f} GB" if mega >= 1000 else f"{mega:.0f} MB"
-    return ("~" if model.size_is == "estimate" else "") + text
-
-
 def _row(model: CatalogModel, folder: Path) -> Text:
     if (folder / model.file).is_file():
         state = "downloaded"
@@ -52,7 +46,7 @@ def _row(model: CatalogModel, folder: Path) -> Text:
     elif not model.pinned:
         state = "needs a SHA-256: co-tui model pull"
     else:
-        state = size_label(model)
+        state = size_text(model)
     licence = model.licence.id + (" (accept at download)" if model.licence.needs_acceptance else "")
     row = Text(f"{model.name:<14}", style="bold")
     row.append(f" {state} · {licence}\n", style="dim")

@@ -47,6 +47,7 @@ from co_tui.config.settings import Settings
 from co_tui.llm.local import tools as local_tools
 from co_tui.llm.local.arguments import parse_arguments
 from co_tui.llm.local.engines import ENGINES
+from co_tui.llm.local.repetition import LoopWatch
 from co_tui.llm.local.server import (
     LocalServerError,
     LocalServerSpec,
@@ -471,6 +472,8 @@ class _AnswerStream(StreamedResponse):
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         answer: list[str] = []
+        loop = LoopWatch()
+        looping = False
         async for event in self.inner:
             delta = ""
             if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
@@ -484,7 +487,10 @@ class _AnswerStream(StreamedResponse):
                 ):
                     yield out
             self._usage = self.inner.usage
-        self.finish_reason = self.inner.finish_reason
+            if delta and loop.looping(delta):  # ends the request: the server stops writing
+                looping = True
+                break
+        self.finish_reason = "stop" if looping else self.inner.finish_reason
         endpoint = running_endpoint()
         answered = await measured_usage(endpoint, self.inner.usage, self.prompt, "".join(answer))
         self._usage = answered + self.spent

@@ -1,0 +1,95 @@
+"""The embedded model's answer stops once it repeats itself (SmolLM2 wrote "The user denied
+this action." a hundred times after a denial, 25 s of stream): the answer stream stops asking
+for more after the fourth repeat. Prose, code, tables and rules, in any chunking, never stop.
+The stream is the local model's own (`_AnswerStream`) around a FunctionModel's; no server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic_ai.messages import ModelMessage, ModelRequest, TextPart
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from co_tui.llm.local.provider import _AnswerStream
+from co_tui.llm.local.repetition import REPEATS, LoopWatch, repeated_tail
+from tests.conftest import ROOT
+from tests.sizes import examples
+
+DENIED = "The user denied this action.\n```\n"
+TABLE = "| name | size |\n|------|------|\n" + "".join(f"| f{i} | {i} |\n" for i in range(40))
+CODE = "def f():\n" + "    pass\n" * 8 + "\n" + "# " + "=" * 78 + "\n" + "x = 1\n" * 6
+LEGIT = [
+    (ROOT / "README.md").read_text(encoding="utf-8")[:6000],
+    (ROOT / "docs" / "local-model.md").read_text(encoding="utf-8")[:6000],
+    TABLE,
+    CODE,
+    "-" * 500,
+    "I am sorry. " * 5 + "That is all.",
+]
+
+
+async def streamed(pieces: list[str]) -> tuple[str, int]:
+    """The answer the local model's stream gives for a model that sends `pieces`, and how
+    many of them the model was asked for."""
+    asked: list[str] = []
+
+    async def stream_function(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        for piece in pieces:
+            asked.append(piece)
+            yield piece
+
+    model = FunctionModel(stream_function=stream_function)
+    params = ModelRequestParameters()
+    messages: list[ModelMessage] = [ModelRequest.user_text_prompt("hi")]
+    async with model.request_stream(messages, None, params) as inner:
+        stream = _AnswerStream(model_request_parameters=params, inner=inner, prompt="hi")
+        async for _ in stream:
+            pass
+    parts = stream.get().parts
+    text = "".join(p.content for p in parts if isinstance(p, TextPart))
+    return text, len(asked)
+
+
+async def test_a_looping_answer_stops_after_its_fourth_repeat() -> None:
+    pieces = ["I cannot run that. ", *([DENIED] * 300)]
+    text, asked = await streamed(pieces)
+    assert text.count("The user denied this action.") == REPEATS
+    assert asked <= REPEATS + 3  # the model is asked for nothing more once the loop shows
+    assert text.startswith("I cannot run that. ")
+
+
+async def test_a_loop_inside_one_line_stops_too() -> None:
+    """A sentence repeated without line breaks, in pieces that cut across it."""
+    loop = "I'm a professional at work, and I'm a professional at work. " * 60
+    text, asked = await streamed([loop[i : i + 7] for i in range(0, len(loop), 7)])
+    assert len(text) < 5 * 60 and asked < len(loop) // 7
+
+
+async def test_prose_code_tables_and_rules_stream_whole() -> None:
+    for answer in LEGIT:
+        text, _ = await streamed([answer[i : i + 5] for i in range(0, len(answer), 5)])
+        assert text == answer
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(cuts=st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=400))
+def test_any_chunking_finds_the_loop_and_spares_the_rest(cuts: list[int]) -> None:
+    for answer, is_loop in [(DENIED * 6, True), *((legit, False) for legit in LEGIT)]:
+        watch = LoopWatch()
+        seen, at = False, 0
+        for size in [*cuts, len(answer)]:
+            if at >= len(answer):
+                break
+            seen = watch.looping(answer[at : at + size]) or seen
+            at += size
+        assert seen == is_loop, answer[:80]
+
+
+def test_the_repeated_piece_is_named() -> None:
+    assert repeated_tail("Hello. " + DENIED * REPEATS) is not None
+    assert repeated_tail("Hello. " + DENIED * (REPEATS - 1)) is None
+    assert repeated_tail(Path(__file__).read_text(encoding="utf-8")) is None

@@ -59,6 +59,31 @@ def host(monkeypatch: pytest.MonkeyPatch) -> Iterator[FileHostServer]:
     server.stop()
 
 
+HELD_AT = 3 << 20  # the held host sends this many bytes, then waits for `released`
+
+
+@pytest.fixture
+def held_host(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FileHostServer, Behaviour]]:
+    """The user's mirror, holding back all after HELD_AT bytes until released: a download
+    is stopped mid-way whatever the machine's speed."""
+    held = Behaviour(chunk=1 << 20, hold_after=HELD_AT)
+    server = FileHostServer(SMOL_FILE, held).start()
+    monkeypatch.setenv("CO_TUI_LOCAL_MODEL_MIRROR", server.url)
+    yield server, held
+    held.released.set()
+    server.stop()
+
+
+async def download_until_held(pilot: Any, app: SetupHost) -> SetupScreen:
+    """/setup's catalog, Enter on SmolLM2, and its download started up to the hold."""
+    part = part_path(models_dir(), SMOL)
+    screen = await choose_local(pilot, app, SMOL.name)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: part.is_file() and part.stat().st_size >= HELD_AT,
+                     "the first bytes", timeout=60)  # fmt: skip
+    return screen
+
+
 def unlocked(part: Path) -> bool:
     """Whether no download holds `part` (its lock is free: the download closed it)."""
     fd = os.open(part, os.O_RDONLY)
@@ -152,41 +177,31 @@ async def test_a_licence_is_shown_before_any_byte_and_a_wrong_file_is_refused(
 
 
 async def test_escape_stops_a_download_keeps_its_part_and_enter_resumes_it(
-    monkeypatch: pytest.MonkeyPatch,
+    held_host: tuple[FileHostServer, Behaviour],
 ) -> None:
-    held = Behaviour(chunk=1 << 20, hold_after=3 << 20)
-    server = FileHostServer(SMOL_FILE, held).start()
-    monkeypatch.setenv("CO_TUI_LOCAL_MODEL_MIRROR", server.url)
+    server, held = held_host
     part = part_path(models_dir(), SMOL)
-    try:
-        app = SetupHost()
-        async with app.run_test(size=(100, 34)) as pilot:
-            screen = await choose_local(pilot, app, SMOL.name)
-            await pilot.press("enter")
-            await wait_until(pilot, lambda: part.is_file() and part.stat().st_size >= 3 << 20,
-                             "the first bytes", timeout=60)  # fmt: skip
-            await pilot.press("escape")
-            assert app.result is None
-            held.released.set()  # the next chunk arrives: the download stops there
-            await wait_until(pilot, lambda: unlocked(part), "the stopped download",
-                             timeout=60)  # fmt: skip
-            kept = part.stat().st_size
-            assert 0 < kept < SMOL_FILE.stat().st_size
-            assert not (models_dir() / SMOL.file).exists()
+    app = SetupHost()
+    async with app.run_test(size=(100, 34)) as pilot:
+        await download_until_held(pilot, app)
+        await pilot.press("escape")
+        assert app.result is None
+        held.released.set()  # the next chunk arrives: the download stops there
+        await wait_until(pilot, lambda: unlocked(part), "the stopped download", timeout=60)
+        kept = part.stat().st_size
+        assert 0 < kept < SMOL_FILE.stat().st_size
+        assert not (models_dir() / SMOL.file).exists()
 
-            app.open()
-            screen = await choose_local(pilot, app, SMOL.name)
-            listing = catalog(screen).query_one(OptionList)
-            row = str(listing.get_option(SMOL.name).prompt)
-            assert "partly downloaded" in row
-            await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.result, SetupDone),
-                             "the resumed download", timeout=60)  # fmt: skip
-        assert server.requests[-1].range == f"bytes={kept}-"
-        assert (models_dir() / SMOL.file).read_bytes() == SMOL_FILE.read_bytes()
-    finally:
-        held.released.set()
-        server.stop()
+        app.open()
+        screen = await choose_local(pilot, app, SMOL.name)
+        listing = catalog(screen).query_one(OptionList)
+        row = str(listing.get_option(SMOL.name).prompt)
+        assert "partly downloaded" in row
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.result, SetupDone),
+                         "the resumed download", timeout=60)  # fmt: skip
+    assert server.requests[-1].range == f"bytes={kept}-"
+    assert (models_dir() / SMOL.file).read_bytes() == SMOL_FILE.read_bytes()
 
 
 async def test_a_project_cannot_choose_where_the_bytes_come_from(
@@ -242,29 +257,20 @@ def test_the_embedded_model_catalog_at_80x24(snap_compare: Any, tmp_path: Path) 
 
 
 async def test_choosing_another_provider_stops_the_download_and_saves_nothing(
-    monkeypatch: pytest.MonkeyPatch,
+    held_host: tuple[FileHostServer, Behaviour],
 ) -> None:
-    held = Behaviour(chunk=1 << 20, hold_after=2 << 20)
-    server = FileHostServer(SMOL_FILE, held).start()
-    monkeypatch.setenv("CO_TUI_LOCAL_MODEL_MIRROR", server.url)
+    _, held = held_host
     part = part_path(models_dir(), SMOL)
-    try:
-        app = SetupHost()
-        async with app.run_test(size=(100, 34)) as pilot:
-            screen = await choose_local(pilot, app, SMOL.name)
-            await pilot.press("enter")
-            await wait_until(pilot, lambda: part.is_file() and part.stat().st_size >= 2 << 20,
-                             "the first bytes", timeout=60)  # fmt: skip
-            screen.query_one("#setup-providers", OptionList).focus()
-            await pilot.press("up")
-            assert screen.provider == "ollama"
-            held.released.set()
-            stopped = lambda: "Stopped" in catalog(screen).status  # noqa: E731 - hidden now
-            await wait_until(pilot, stopped, "the stop", timeout=60)
-            await wait_until(pilot, lambda: unlocked(part), "the closed part", timeout=60)
-            assert app.result is NOT_SET and isinstance(app.screen, SetupScreen)
-        assert not (models_dir() / SMOL.file).exists()
-        assert not user_credentials_path().exists()
-    finally:
+    app = SetupHost()
+    async with app.run_test(size=(100, 34)) as pilot:
+        screen = await download_until_held(pilot, app)
+        screen.query_one("#setup-providers", OptionList).focus()
+        await pilot.press("up")
+        assert screen.provider == "ollama"
         held.released.set()
-        server.stop()
+        stopped = lambda: "Stopped" in catalog(screen).status  # noqa: E731 - hidden now
+        await wait_until(pilot, stopped, "the stop", timeout=60)
+        await wait_until(pilot, lambda: unlocked(part), "the closed part", timeout=60)
+        assert app.result is NOT_SET and isinstance(app.screen, SetupScreen)
+    assert not (models_dir() / SMOL.file).exists()
+    assert not user_credentials_path().exists()

@@ -106,7 +106,7 @@ class SetupScreen(ModalScreen[SetupDone | None]):
                 with Horizontal(id=f"setup-{field}-row", classes="setup-field"):
                     yield Label(label)
                     yield Input(id=f"setup-{field}", password=field == "key", compact=True)
-            yield ModelDownload(models_dir(), Path.cwd(), id="setup-local")
+            yield ModelDownload(models_dir(), id="setup-local")
             yield Static(IDLE, id="setup-status")
             yield Static(
                 f"Saved in {_as_typed(user_credentials_path())}, readable by you only; "

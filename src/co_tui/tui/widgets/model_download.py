@@ -76,10 +76,9 @@ class ModelDownload(Vertical):
     status: reactive[str] = reactive(HINT)
     failed: reactive[bool] = reactive(False)
 
-    def __init__(self, models_folder: Path, workspace: Path, *, id: str | None = None) -> None:
+    def __init__(self, models_folder: Path, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.models_folder = models_folder
-        self.workspace = workspace  # for the user's settings layers (never the project's)
         self._stop = threading.Event()
 
     def compose(self) -> ComposeResult:
@@ -145,7 +144,9 @@ class ModelDownload(Vertical):
     @work(thread=True, exclusive=True, exit_on_error=False, group="model-download")
     def _download(self, model: CatalogModel, accepted: bool) -> None:
         try:
-            mirror = merge_layers(read_layers(self.workspace)).local_model_mirror
+            # The user's file, credentials and environment: with no project bytes given, no
+            # project file is read (the folder argument names where one would be).
+            mirror = merge_layers(read_layers(Path())).local_model_mirror
             plan = plan_pull(model, sha256=None, accepted_licence=accepted, mirror=mirror)
             pull(plan, self.models_folder, self._progress)
         except DownloadStopped:

@@ -362,7 +362,7 @@ class _Download:
         of = f" of {self.total:,}" if self.total else ""
         return (
             f"the download of {self.plan.model.name} stopped at {self.have:,}{of} bytes "
-            f"({why}); run the same command again to resume"
+            f"({why}); pulling it again resumes it"
         )
 
 

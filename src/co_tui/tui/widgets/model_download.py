@@ -6,19 +6,22 @@ catalog's pinned SHA-256, never more bytes than the catalog allows; llm/local/do
 does the work) and posts `Ready` once the file is verified. A model under a licence that is
 not permissive shows its licence first; a second Enter accepts it. A row without a pinned
 hash cannot be downloaded from here (the command line takes `--sha256`). `stop()` ends a
-download at its next chunk and keeps what arrived, so the next try resumes it.
+download at its next chunk and keeps what arrived, so the next try resumes it; a download that
+waits on a stalled server never holds up the app's exit.
 
 Where the bytes come from (`local_model_mirror`) is read from the user's own settings, never a
 project's: a repository must not choose it."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
@@ -139,10 +142,22 @@ class ModelDownload(Vertical):
         self._stop.clear()
         self.downloading = True
         self.say(f"Downloading {model.name}… (Esc stops; what arrived is kept)")
-        self._download(model, accepted=self.licence_shown == name)
+        self._spawn(model, accepted=self.licence_shown == name)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="model-download")
+    def _spawn(self, model: CatalogModel, accepted: bool) -> None:
+        # A daemon thread, not a thread worker: a read stalled by the server (up to a minute)
+        # must not hold up the app's exit, which joins the workers' threads.
+        context = contextvars.copy_context()  # the active app, for post_message
+        worker = threading.Thread(
+            target=context.run,
+            args=(self._download, model, accepted),
+            name=f"model-download-{model.name}",
+            daemon=True,
+        )
+        worker.start()
+
     def _download(self, model: CatalogModel, accepted: bool) -> None:
+        """The download, in its own thread; it reports through messages."""
         try:
             # The user's file, credentials and environment: with no project bytes given, no
             # project file is read (the folder argument names where one would be).
@@ -150,31 +165,48 @@ class ModelDownload(Vertical):
             plan = plan_pull(model, sha256=None, accepted_licence=accepted, mirror=mirror)
             pull(plan, self.models_folder, self._progress)
         except DownloadStopped:
-            self.app.call_from_thread(self._ended, "Stopped; Enter resumes the download.", True)
+            self._post(self._Ended("Stopped; Enter resumes the download.", True))
             return
         except (PullError, SettingsError, OSError) as exc:
-            self.app.call_from_thread(self._ended, f"Not downloaded: {exc}", True)
+            self._post(self._Ended(f"Not downloaded: {exc}", True))
             return
-        self.app.call_from_thread(self._ended, f"{model.name} downloaded and verified.", False)
-        self.post_message(self.Ready(model.name))
+        self._post(self._Ended(f"{model.name} downloaded and verified.", False))
+        self._post(self.Ready(model.name))
+
+    def _post(self, message: Message) -> None:
+        with contextlib.suppress(RuntimeError):  # the app ended while the network was slow
+            self.post_message(message)
 
     def _progress(self, done: int, total: int | None) -> None:
-        """Called by the download (a thread) after each chunk."""
+        """Called by the download (its thread) after each chunk."""
         if self._stop.is_set():
             raise DownloadStopped
-        self.app.call_from_thread(self._show_progress, done, total)
+        self._post(self._Progress(done, total))
 
-    def _show_progress(self, done: int, total: int | None) -> None:
-        if not self.is_attached:  # the dialog closed while a chunk was on its way
-            return
+    @dataclass
+    class _Progress(Message):
+        done: int
+        total: int | None
+
+    @dataclass
+    class _Ended(Message):
+        message: str
+        failed: bool
+
+    @on(_Progress)
+    def _show_progress(self, event: _Progress) -> None:
+        event.stop()
         bar = self.query_one(ProgressBar)
         bar.display = True
-        bar.update(total=total, progress=done)
+        bar.update(total=event.total, progress=event.done)
+
+    @on(_Ended)
+    def _on_ended(self, event: _Ended) -> None:
+        event.stop()
+        self._ended(event.message, event.failed)
 
     def _ended(self, message: str, failed: bool) -> None:
         self.downloading = False
-        if not self.is_attached:
-            return
         self.licence_shown = ""
         self.query_one(ProgressBar).display = not failed
         self.say(message, failed=failed)

@@ -170,6 +170,9 @@ class ModelDownload(Vertical):
         except (PullError, SettingsError, OSError) as exc:
             self._post(self._Ended(f"Not downloaded: {exc}", True))
             return
+        except Exception as exc:  # a thread of its own: nothing else would report it
+            self._post(self._Ended(f"Not downloaded: {type(exc).__name__}: {exc}", True))
+            return
         self._post(self._Ended(f"{model.name} downloaded and verified.", False))
         self._post(self.Ready(model.name))
 

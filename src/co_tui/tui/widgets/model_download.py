@@ -62,7 +62,7 @@ class ModelDownload(Vertical):
 
     DEFAULT_CSS = """
     ModelDownload { height: auto; }
-    #model-download-list { height: auto; max-height: 9; border: none; padding: 0; }
+    #model-download-list { height: auto; max-height: 40vh; border: none; padding: 0; }
     ModelDownload > ProgressBar { margin-top: 1; }
     ModelDownload > #model-download-status { height: auto; margin-top: 1; color: $text-muted; }
     ModelDownload > #model-download-status.-failed { color: $error; }

@@ -45,8 +45,11 @@ def test_quitting_during_a_stalled_download_ends_the_app_at_once(
                 term.type(b"\r")
                 term.shows(b"smollm2-135m", "the catalog")
                 term.type(b"\r")
-                wait_for(lambda: part.is_file() and part.stat().st_size >= HELD_AT,
-                         "the first bytes", term.proc)  # fmt: skip
+                wait_for(
+                    lambda: part.is_file() and part.stat().st_size >= HELD_AT,
+                    "the first bytes",
+                    term.proc,
+                )
                 term.type(CTRL_Q)
                 wait_for(term.ended, "the app to exit", timeout=EXIT_WITHIN_S)
             assert term.proc.returncode == 0

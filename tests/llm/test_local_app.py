@@ -92,8 +92,11 @@ async def test_a_model_downloaded_in_setup_is_the_one_that_answers(
 
     host = FileHostServer(smollm2_file()).start()
     monkeypatch.setenv("CO_TUI_LOCAL_MODEL_MIRROR", host.url)
-    app = make_app(text_stream("from the first model"), tmp_path,
-                   settings=local_settings(tmp_path, temperature=0.0))  # fmt: skip
+    app = make_app(
+        text_stream("from the first model"),
+        tmp_path,
+        settings=local_settings(tmp_path, temperature=0.0),
+    )
     try:
         async with app.run_test(size=SIZE) as pilot:
             assert await app.wait_ready(), app.load_error
@@ -103,8 +106,12 @@ async def test_a_model_downloaded_in_setup_is_the_one_that_answers(
             await pilot.press("down", "down", "down", "enter")  # the catalog, its first row
             await pilot.press("enter")  # smollm2-135m: download and use it
             downloaded = models_dir() / "SmolLM2-135M-Instruct.Q4_1.gguf"
-            await wait_until(pilot, lambda: app.model_label().startswith("local"),
-                             "the switch to the downloaded model", timeout=120)  # fmt: skip
+            await wait_until(
+                pilot,
+                lambda: app.model_label().startswith("local"),
+                "the switch to the downloaded model",
+                timeout=120,
+            )
             assert app.session.bundle is not None and app.session.bundle.resolved is not None
             assert app.session.bundle.resolved.detail == str(downloaded)
             app.chat.prompt.text = "What colour is the sky?"

@@ -79,8 +79,12 @@ async def download_until_held(pilot: Any, app: SetupHost) -> SetupScreen:
     part = part_path(models_dir(), SMOL)
     screen = await choose_local(pilot, app, SMOL.name)
     await pilot.press("enter")
-    await wait_until(pilot, lambda: part.is_file() and part.stat().st_size >= HELD_AT,
-                     "the first bytes", timeout=60)  # fmt: skip
+    await wait_until(
+        pilot,
+        lambda: part.is_file() and part.stat().st_size >= HELD_AT,
+        "the first bytes",
+        timeout=60,
+    )
     return screen
 
 
@@ -128,8 +132,12 @@ async def test_a_chosen_model_is_downloaded_verified_saved_and_chosen(
         seen: list[float] = []
         bar = catalog(screen).query_one(ProgressBar)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: seen.append(bar.progress) or app.result is not NOT_SET,
-                         "the download's end", timeout=60)  # fmt: skip
+
+        def finished() -> bool:
+            seen.append(bar.progress)  # the bar at each look, to check that it moved
+            return app.result is not NOT_SET
+
+        await wait_until(pilot, finished, "the download's end", timeout=60)
     result = app.result
     assert isinstance(result, SetupDone), result
     assert result.choice == f"local:{SMOL.name}"
@@ -165,8 +173,9 @@ async def test_a_licence_is_shown_before_any_byte_and_a_wrong_file_is_refused(
         assert llama.licence.url in status(screen).replace(" ", "")  # wrapped at any character
         assert host.requests == []
         await pilot.press("enter")
-        await wait_until(pilot, lambda: "Not downloaded" in status(screen), "the refusal",
-                         timeout=60)  # fmt: skip
+        await wait_until(
+            pilot, lambda: "Not downloaded" in status(screen), "the refusal", timeout=60
+        )
         assert "checksum mismatch" in status(screen)
         assert catalog(screen).failed and app.result is NOT_SET
         assert isinstance(app.screen, SetupScreen)
@@ -198,8 +207,9 @@ async def test_escape_stops_a_download_keeps_its_part_and_enter_resumes_it(
         row = str(listing.get_option(SMOL.name).prompt)
         assert "partly downloaded" in row
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.result, SetupDone),
-                         "the resumed download", timeout=60)  # fmt: skip
+        await wait_until(
+            pilot, lambda: isinstance(app.result, SetupDone), "the resumed download", timeout=60
+        )
     assert server.requests[-1].range == f"bytes={kept}-"
     assert (models_dir() / SMOL.file).read_bytes() == SMOL_FILE.read_bytes()
 
@@ -221,8 +231,7 @@ async def test_a_project_cannot_choose_where_the_bytes_come_from(
         async with app.run_test(size=(100, 34)) as pilot:
             await choose_local(pilot, app, SMOL.name)
             await pilot.press("enter")
-            await wait_until(pilot, lambda: app.result is not NOT_SET, "the download",
-                             timeout=60)  # fmt: skip
+            await wait_until(pilot, lambda: app.result is not NOT_SET, "the download", timeout=60)
         assert isinstance(app.result, SetupDone)
         assert attacker.requests == [] and len(host.requests) == 1
     finally:

@@ -19,16 +19,22 @@ KEPT = MAX_PERIOD * REPEATS  # the most of the answer a check needs
 def repeated_tail(text: str) -> str | None:
     """The piece that `text` ends with, repeated REPEATS times in a row (a short piece: as
     often as it takes to fill MIN_RUN characters), or None."""
-    last = len(text) - 1
-    for period in range(MIN_PERIOD, min(MAX_PERIOD, len(text) // REPEATS) + 1):
-        if text[last] != text[last - period]:  # cheap: a loop of this period would match
-            continue
+    # A loop of period p repeats the last MIN_PERIOD characters p characters earlier: only
+    # where they occur again (rarely, in prose) is a period worth checking, smallest first.
+    tail = text[-MIN_PERIOD:]
+    lowest = max(0, len(text) - MIN_PERIOD - min(MAX_PERIOD, len(text) // REPEATS))
+    at = text.rfind(tail, lowest, len(text) - MIN_PERIOD)
+    while at != -1 and len(tail) == MIN_PERIOD:
+        period = len(text) - MIN_PERIOD - at
         times = max(REPEATS, -(-MIN_RUN // period))
-        if period * times > len(text):
-            continue
         piece = text[-period:]
-        if any(c.isalpha() for c in piece) and text.endswith(piece * times):
+        if (
+            period * times <= len(text)
+            and any(c.isalpha() for c in piece)
+            and text.endswith(piece * times)
+        ):
             return piece
+        at = text.rfind(tail, lowest, at + MIN_PERIOD - 1)
     return None
 
 

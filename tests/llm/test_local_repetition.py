@@ -15,7 +15,7 @@ from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.llm.local.provider import _AnswerStream
-from co_tui.llm.local.repetition import REPEATS, LoopWatch, repeated_tail
+from co_tui.llm.local.repetition import REPEATS, LoopWatch, repeated_tail, repeats_to_stop
 from tests.conftest import ROOT
 from tests.sizes import examples
 
@@ -67,6 +67,16 @@ async def test_a_loop_inside_one_line_stops_too() -> None:
     loop = "I'm a professional at work, and I'm a professional at work. " * 60
     text, asked = await streamed([loop[i : i + 7] for i in range(0, len(loop), 7)])
     assert len(text) < 5 * 60 and asked < len(loop) // 7
+
+
+async def test_a_short_piece_stops_once_it_fills_a_line() -> None:
+    """A loop of a few characters (CI's SmolLM2 wrote " -sL -o curl" to the token cap) is
+    caught after 120 characters of it, not after four repeats, which would end real text."""
+    piece = " -sL -o curl"
+    text, asked = await streamed(['curl -X PUT -o "ls.txt" -p "curl', *([piece] * 200)])
+    assert repeats_to_stop(piece) == 10
+    assert text.count(piece) == repeats_to_stop(piece)
+    assert asked <= repeats_to_stop(piece) + 3
 
 
 async def test_prose_code_tables_and_rules_stream_whole() -> None:

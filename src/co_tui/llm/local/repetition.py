@@ -16,6 +16,11 @@ MIN_RUN = 120
 KEPT = MAX_PERIOD * REPEATS  # the most of the answer a check needs
 
 
+def repeats_to_stop(piece: str) -> int:
+    """How many times in a row `piece` must end an answer before the answer is a loop."""
+    return max(REPEATS, -(-MIN_RUN // len(piece)))
+
+
 def repeated_tail(text: str) -> str | None:
     """The piece that `text` ends with, repeated REPEATS times in a row (a short piece: as
     often as it takes to fill MIN_RUN characters), or None."""
@@ -26,8 +31,8 @@ def repeated_tail(text: str) -> str | None:
     at = text.rfind(tail, lowest, len(text) - MIN_PERIOD)
     while at != -1 and len(tail) == MIN_PERIOD:
         period = len(text) - MIN_PERIOD - at
-        times = max(REPEATS, -(-MIN_RUN // period))
         piece = text[-period:]
+        times = repeats_to_stop(piece)
         if (
             period * times <= len(text)
             and any(c.isalpha() for c in piece)

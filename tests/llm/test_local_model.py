@@ -82,9 +82,9 @@ async def test_tool_prompt_reaches_approval_or_answers_in_text(
     # or 120 characters of a short piece) instead of running to the token cap (25 s). The
     # piece may have been cut mid-way when the loop began, hence one more.
     loop = repeated_tail(result.output or "")
-    assert (
-        loop is None or (result.output or "").count(loop) <= repeats_to_stop(loop) + 1
-    ), result.output
+    assert loop is None or (result.output or "").count(loop) <= repeats_to_stop(loop) + 1, (
+        result.output
+    )
     print(  # what the model did, for the report (pytest -s)
         "approvals:",
         [(r.tool_name, r.args) for r in frontend.approval_requests],

@@ -2,8 +2,11 @@
 `make bench-long`. A session of RESUME_TURNS turns (prompts, Markdown answers, a tool call
 every third turn) is written through the real store into a fresh data folder; then
 
-- resume: launch -> `--continue` -> the last answer's last word on screen, and RSS then;
-- find: Ctrl+F, a word only turn 3 has -> that turn's prompt on screen, and RSS then.
+- resume at launch: `co-tui --continue` started -> the last answer's last word on screen,
+  and RSS then (this includes the app's own start);
+- find: Ctrl+F, a word only turn 3 has typed -> that turn's prompt on screen, and RSS then;
+- resume in the app: a fresh session open, `/resume ID` typed, Enter -> the last answer's
+  last word on screen (what resuming costs a user already in the app), and RSS then.
 
 The baseline is the same measure of a BASE_TURNS-turn session in the same run. Each measure
 RUNS times (min / median / max).
@@ -36,6 +39,7 @@ RESUME_TURNS = int(os.environ.get("BENCH_RESUME_TURNS", "1000"))
 BASE_TURNS = 20
 RUNS = int(os.environ.get("BENCH_RESUME_RUNS", "3"))
 FIND_TURN = 3
+SESSION_ID = "bench-resume"
 SETTLE_S = 2.0
 ANSWER = (
     "## Notes on step {n}\n\nThe change touches **three** modules; `parse()` keeps its "
@@ -75,7 +79,7 @@ def write_session(home: Path, turns: int) -> None:
 
     store = SessionStore(home / "data" / "co-tui" / "sessions.db")
     history = [m for n in range(1, turns + 1) for m in turn(n, turns)]
-    store.save("bench-resume", history, title="a long session", cwd=str(home / "ws"), turns=turns)
+    store.save(SESSION_ID, history, title="a long session", cwd=str(home / "ws"), turns=turns)
     store.close()
 
 
@@ -98,6 +102,20 @@ def measure(
     values.setdefault("find turn 3: typed -> match on screen (s)", []).append(found - started)
     time.sleep(SETTLE_S)
     values.setdefault("find: RSS (MB)", []).append(term.rss_mb())
+    term.close()
+
+    term.start([co_tui], environment(home, url), home / "ws")
+    term.wait_for(lambda s: PLACEHOLDER in s, "the prompt")
+    term.type(f"/resume {SESSION_ID}")
+    term.wait_for(lambda s: f"/resume {SESSION_ID}" in s, "the typed command")
+    started = time.monotonic()
+    term.press("Enter")
+    shown = term.wait_for(lambda s: "LASTRESUMEWORD" in s, "the last answer", timeout=120)
+    values.setdefault("resume in the app: Enter -> last answer on screen (s)", []).append(
+        shown - started
+    )
+    time.sleep(SETTLE_S)
+    values.setdefault("resume in the app: RSS (MB)", []).append(term.rss_mb())
     term.close()
 
 

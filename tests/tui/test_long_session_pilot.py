@@ -116,6 +116,29 @@ async def test_find_jumps_to_an_early_turn_with_a_window_and_scrolls_on(tmp_path
         assert len(transcript.items) <= 120
 
 
+async def test_find_typed_in_a_burst_shows_the_last_query(tmp_path: Path) -> None:
+    """Keys that arrive together (fast typing, a paste through the terminal) are searched
+    once, for what the field holds at the end: never left on an earlier prefix's match."""
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = await restored(pilot, conversation(200, "answer {n} zebra\n\nwords"))
+        bar: FindBar = app.chat.query_one(FindBar)
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: bar.field.has_focus, "the find bar")
+        # "z" alone matches every answer (the newest first); the whole word only turn 3.
+        await pilot.press(*"zanzibar")
+        await wait_until(pilot, lambda: status(bar) == "1 of 1", "the whole word's match")
+        await pilot.pause()
+        await transcript.layout_settled()
+        match = found(app)
+        assert isinstance(match, UserMessage) and match.text == "zanzibar 3"
+        assert on_screen(transcript, match)
+        await pilot.press(*["backspace"] * 8, "z", "e")
+        await wait_until(pilot, lambda: status(bar) == "1 of 200", "'ze': every answer")
+        assert on_screen(transcript, found(app))
+        assert "answer 199 zebra" in rendered(transcript)
+
+
 def newest_turn(items: list[Any]) -> int:
     return max(int(w.text.split()[-1]) for w in items if isinstance(w, UserMessage))
 

@@ -581,6 +581,8 @@ class ChatScreen(Screen[None]):
     def _find(self, message: FindBar.Find) -> None:
         if not self.find_bar.is_open:  # typed before Esc, handled after it: nothing to show
             return
+        if message.step == 0 and message.query != self.find_bar.field.value:
+            return  # typed on since: the newer query's search follows (one search a burst)
         self.find_bar.show_result(*self.transcript.find(message.query, message.step))
 
     @on(FindBar.Closed)

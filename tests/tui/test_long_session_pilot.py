@@ -11,7 +11,13 @@ from textual import events
 
 from co_tui.protocol import events as ev
 from co_tui.tui.widgets.find_bar import FindBar
-from co_tui.tui.widgets.transcript import WINDOW_AFTER, WINDOW_BEFORE, restored_items
+from co_tui.tui.widgets.transcript import (
+    MAX_ITEMS,
+    PRUNE_BATCH,
+    WINDOW_AFTER,
+    WINDOW_BEFORE,
+    restored_items,
+)
 from co_tui.tui.widgets.user_message import UserMessage
 from tests.helpers import user_prompts
 from tests.tui.helpers import SIZE, make_app, rendered, settle, text_stream, wait_until
@@ -108,12 +114,12 @@ async def test_find_jumps_to_an_early_turn_with_a_window_and_scrolls_on(tmp_path
         assert newest_turn(transcript.items) > before + 40
         shown = rendered(transcript)
         assert "question" in shown and "more words" in shown  # turns on screen, not a gap
-        assert len(transcript.items) <= 120 + 40  # those above the view went back to the archive
+        assert len(transcript.items) <= MAX_ITEMS + PRUNE_BATCH  # those above went back
         assert transcript._archived  # ... and come back when scrolled up to
         # Ctrl+End: the end of the conversation, followed again.
         await pilot.press("ctrl+end")
         await wait_until(pilot, lambda: "more words 999" in rendered(transcript), "the end")
-        assert len(transcript.items) <= 120
+        assert len(transcript.items) <= MAX_ITEMS
 
 
 async def test_find_typed_in_a_burst_shows_the_last_query(tmp_path: Path) -> None:

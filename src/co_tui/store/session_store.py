@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import hashlib
 import itertools
 import json
 import operator
@@ -165,13 +166,18 @@ def _ends_interrupted(messages: Sequence[ModelMessage]) -> bool:
     return False
 
 
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
 @dataclass
 class _Written:
-    """What the store last wrote for a session: the objects and their JSON, by seq, the
-    session's version after that write, and what else that write stored."""
+    """What the store last wrote for a session: the objects and a digest of their JSON, by
+    seq (the JSON itself would double a long session's memory), the session's version after
+    that write, and what else that write stored."""
 
     objects: list[Any] = field(default_factory=list)
-    data: list[bytes] = field(default_factory=list)
+    digests: list[bytes] = field(default_factory=list)
     version: int | None = None  # None: the session is not in the database yet
     compactions: int = 0
     meta: tuple[Any, ...] = ()
@@ -355,7 +361,7 @@ class SessionStore:
             rows = [
                 (session_id, seq, messages[seq].kind, data)
                 for seq, data in zip(range(start, len(messages)), encoded, strict=True)
-                if seq >= len(written.data) or written.data[seq] != data
+                if seq >= len(written.digests) or written.digests[seq] != _digest(data)
             ]
             pending_data = (
                 self._redactor.json_text(_PendingAdapter.dump_json(pending).decode()).encode()
@@ -395,7 +401,7 @@ class SessionStore:
                         "VALUES (?, ?, ?, ?)",
                         rows,
                     )
-                    if len(written.data) > len(messages):
+                    if len(written.digests) > len(messages):
                         # Only a discarded attempt's partial answer is ever dropped (a retry
                         # or an abort right after it); the conversation itself only grows.
                         db.execute(
@@ -430,9 +436,9 @@ class SessionStore:
             except BaseException:
                 self._written.pop(session_id, None)  # unknown state: re-read on the next save
                 raise
-            del written.objects[start:], written.data[start:]  # in place: no O(n) copy
+            del written.objects[start:], written.digests[start:]  # in place: no O(n) copy
             written.objects.extend(messages[start:])
-            written.data.extend(encoded)
+            written.digests.extend(map(_digest, encoded))
             written.version = (version or 0) + 1
             written.compactions += len(new_compactions)
             written.meta = meta
@@ -596,14 +602,14 @@ class SessionStore:
         rows = db.execute(
             "SELECT data FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
         ).fetchall()
-        data = [bytes(r[0]) for r in rows]
+        digests = [_digest(r[0]) for r in rows]
         head = db.execute(
             "SELECT version, (SELECT COUNT(*) FROM compactions WHERE session_id = ?) "
             "FROM sessions WHERE id = ?",
             (session_id, session_id),
         ).fetchone()
         version, compactions = (None, 0) if head is None else (int(head[0]), int(head[1]))
-        return _Written([None] * len(data), data, version, compactions)
+        return _Written([None] * len(digests), digests, version, compactions)
 
     @_store_errors
     def set_title(self, session_id: str, title: str) -> None:
@@ -766,7 +772,8 @@ class SessionStore:
         if pending is None:
             messages, unfinished = _settle_unanswered(stored, runs)
         with self._lock:
-            self._written[session_id] = _Written(list(stored), rows, version, len(compactions), ())
+            digests = list(map(_digest, rows))
+            self._written[session_id] = _Written(list(stored), digests, version, len(compactions))
         return LoadedSession(info, messages, pending, compactions, unfinished, notes)
 
     @staticmethod

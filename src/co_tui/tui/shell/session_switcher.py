@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from co_tui.config.paths import user_data_dir
 from co_tui.tui.messages import ConversationCleared, TranscriptRestored
+from co_tui.tui.widgets.transcript import LOADED_ITEMS
 
 if TYPE_CHECKING:
     from collections.abc import Coroutine
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from co_tui.tui.shell.draft_keeper import DraftKeeper
     from co_tui.tui.shell.turns import Turns
 
-VISIBLE_ITEMS = 40  # transcript items built at once when a stored session opens
 
 
 class SessionSwitcher:
@@ -98,7 +98,7 @@ class SessionSwitcher:
         events = await asyncio.to_thread(replayed)
         if notice := loaded.unfinished_notice():
             events.append(ev.Status(session_id=sid, message=notice, level="warning"))
-        self.app.chat.post_message(TranscriptRestored(events, VISIBLE_ITEMS, keep_shown=at_start))
+        self.app.chat.post_message(TranscriptRestored(events, LOADED_ITEMS, keep_shown=at_start))
         chat = self.app.chat
         chat.status = replace(
             chat.status, note=f"resumed: {loaded.info.title or loaded.info.id[:8]}"

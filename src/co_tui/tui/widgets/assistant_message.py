@@ -105,6 +105,7 @@ class AssistantMessage(RenderedLines, TranscriptItem):
             await self._settle()
         finally:
             self._settled = True
+            self.lines_settled()
             self._done.set()
 
     async def _apply(self, chunk: str, final: bool) -> float:

@@ -4,9 +4,11 @@ Adding a block renders only that block; layout asks for a height (a length, O(1)
 renders only the visible lines. Blocks are re-rendered only when the width changes. This is
 what keeps a long streamed answer cheap: its finished blocks never become widgets.
 
-A painted line (cropped to the width, in the widget's style) is kept until the width, the
-style or that line changes: a streamed answer repaints its visible lines at every frame
-(10 a second), and only the tail's lines change between them. The widget's style is looked
+While the lines change, a painted line (cropped to the width, in the widget's style) is kept
+until the width, the style or that line changes: a streamed answer repaints its visible
+lines at every frame (10 a second), and only the tail's lines change between them. Once they
+have settled, Textual's own line cache keeps what was painted, and a second copy here would
+only grow a long session's memory. The widget's style is looked
 up once a paint, not once a line (Textual's `rich_style` walks every ancestor).
 
 The last lines may be a tail that is replaced as it grows (a streamed answer's unfinished
@@ -55,6 +57,7 @@ class RenderedLines(Widget):
         self._batch_start: tuple[int, int] | None = None  # (height, lines) when a batch began
         # Painted lines: a committed line by its y, a tail line by (its y in the tail, version).
         self._painted: LRUCache[int | tuple[int, int], Strip] = LRUCache(PAINTED_LINES)
+        self._keep_painted = True
 
     @property
     def block_count(self) -> int:
@@ -121,6 +124,12 @@ class RenderedLines(Widget):
             self._tail_lines = self._render_tail(width)
             self._painted.clear()
 
+    def lines_settled(self) -> None:
+        """The lines will not change again (the answer is complete): painted lines are no
+        longer kept here."""
+        self._keep_painted = False
+        self._painted.clear()
+
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return container.width
 
@@ -149,5 +158,6 @@ class RenderedLines(Widget):
         painted = self._painted.get(key)
         if painted is None:
             painted = Strip(lines[y]).crop_extend(0, width, style).apply_style(style)
-            self._painted[key] = painted
+            if self._keep_painted:
+                self._painted[key] = painted
         return painted

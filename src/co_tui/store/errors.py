@@ -5,10 +5,6 @@ to do.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
 
 
 class SessionError(Exception):

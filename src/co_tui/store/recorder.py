@@ -9,17 +9,12 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic_ai import DeferredToolRequests
-from pydantic_ai.messages import (
-    ModelMessage,
-)
+from pydantic_ai.messages import ModelMessage
 
 from co_tui.context.compaction import ContextWindow
-
-if TYPE_CHECKING:
-    pass
 from co_tui.store.errors import SessionConflict, SessionError, SessionNotFound
 from co_tui.store.records import LoadedSession, Note, ToolRun, new_session_id, title_from_prompt
 from co_tui.store.session_store import SessionStore

@@ -9,7 +9,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic_ai import DeferredToolRequests
 from pydantic_ai.messages import (
@@ -19,9 +19,6 @@ from pydantic_ai.messages import (
 
 from co_tui.context.compaction import Compaction
 from co_tui.context.dangling import CallAnswer, patch_dangling_tool_calls
-
-if TYPE_CHECKING:
-    pass
 from co_tui.store import schema
 from co_tui.store.schema import MIGRATIONS
 from co_tui.store.tool_displays import restore_displays

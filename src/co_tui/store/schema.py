@@ -17,12 +17,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from co_tui.config.paths import user_data_dir
-
-if TYPE_CHECKING:
-    pass
 from co_tui.store.errors import SessionFormatError
 
 DB_NAME = "sessions.db"

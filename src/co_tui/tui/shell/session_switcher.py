@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from co_tui.tui.shell.turns import Turns
 
 
-
 class SessionSwitcher:
     def __init__(self, app: AppBase, turns: Turns) -> None:
         self.app = app

@@ -5,8 +5,9 @@ every third turn) is written through the real store into a fresh data folder; th
 - resume at launch: `co-tui --continue` started -> the last answer's last word on screen,
   and RSS then (this includes the app's own start);
 - find: Ctrl+F, a word only turn 3 has typed -> that turn's prompt on screen, and RSS then;
-- resume in the app: a fresh session open, `/resume ID` typed, Enter -> the last answer's
-  last word on screen (what resuming costs a user already in the app), and RSS then.
+- resume in the app: a started app (one turn answered), `/resume ID` typed, Enter -> the
+  last answer's last word on screen (what resuming costs a user already in the app), and
+  RSS then.
 
 The baseline is the same measure of a BASE_TURNS-turn session in the same run. Each measure
 RUNS times (min / median / max).
@@ -30,9 +31,9 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from tests.servers.fake_openai import serve
+from tests.servers.fake_openai import FakeOpenAIServer, serve
 
-from bench.p8_terminal import PLACEHOLDER, environment, fmt
+from bench.p8_terminal import PLACEHOLDER, Session, environment, fmt
 from bench.terminal import Terminal
 
 RESUME_TURNS = int(os.environ.get("BENCH_RESUME_TURNS", "1000"))
@@ -84,9 +85,13 @@ def write_session(home: Path, turns: int) -> None:
 
 
 def measure(
-    values: dict[str, list[float]], term: Terminal, url: str, home: Path, co_tui: str
+    values: dict[str, list[float]],
+    term: Terminal,
+    server: FakeOpenAIServer,
+    home: Path,
+    co_tui: str,
 ) -> None:
-    term.start([co_tui, "--continue"], environment(home, url), home / "ws")
+    term.start([co_tui, "--continue"], environment(home, server.url), home / "ws")
     shown = term.wait_for(lambda s: "LASTRESUMEWORD" in s, "the last answer", timeout=120)
     values.setdefault("resume: launch -> last answer on screen (s)", []).append(
         shown - term.started
@@ -104,8 +109,10 @@ def measure(
     values.setdefault("find: RSS (MB)", []).append(term.rss_mb())
     term.close()
 
-    term.start([co_tui], environment(home, url), home / "ws")
+    term.start([co_tui], environment(home, server.url), home / "ws")
     term.wait_for(lambda s: PLACEHOLDER in s, "the prompt")
+    Session(term, server).turn(20)  # a started app: its start-up is not what is measured
+    time.sleep(SETTLE_S)
     term.type(f"/resume {SESSION_ID}")
     term.wait_for(lambda s: f"/resume {SESSION_ID}" in s, "the typed command")
     started = time.monotonic()
@@ -130,7 +137,7 @@ def main() -> None:
                     home = Path(tmp) / f"{turns}-{run}"
                     (home / "ws").mkdir(parents=True)
                     write_session(home, turns)
-                    measure(values, term, server.url, home, co_tui)
+                    measure(values, term, server, home, co_tui)
     finally:
         term.close()
     print(

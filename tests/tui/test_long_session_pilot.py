@@ -4,6 +4,7 @@ there in both directions, and a prompt typed after Esc while the app is busy is 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from tests.tui.helpers import SIZE, make_app, rendered, settle, text_stream, wai
 SID = "11111111-2222-3333-4444-555555555555"
 TURNS = 1_000
 WINDOW = WINDOW_BEFORE + WINDOW_AFTER + 1
+TURNS_PAGED = 100  # 200 items: 140 archived, in 7 batches
 
 
 def conversation(turns: int, answer: str = "answer {n}\n\nmore words {n}") -> list[Any]:
@@ -143,6 +145,26 @@ async def test_find_typed_in_a_burst_shows_the_last_query(tmp_path: Path) -> Non
         await wait_until(pilot, lambda: status(bar) == "1 of 200", "'ze': every answer")
         assert on_screen(transcript, found(app))
         assert "answer 199 zebra" in rendered(transcript)
+
+
+async def test_paging_up_through_archived_turns_skips_none(tmp_path: Path) -> None:
+    """Page Up past the mounted items brings the archived ones back above the view: every
+    turn passes by on screen, none is jumped over as a batch comes in."""
+    app = make_app(text_stream("ok"), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = await restored(pilot, conversation(TURNS_PAGED))
+        seen = {int(n) for n in re.findall(r"question (\d+)\b", rendered(transcript))}
+        for _ in range(TURNS_PAGED * 2):
+            await pilot.press("pageup")
+            await pilot.pause()
+            await transcript.layout_settled()
+            shown = rendered(transcript)
+            seen.update(int(n) for n in re.findall(r"question (\d+)\b", shown))
+            if 0 in seen or "zanzibar 3" in shown:
+                break
+        assert "zanzibar 3" in rendered(transcript) or 0 in seen, "the first turns reached"
+        missing = [n for n in range(4, TURNS_PAGED) if n not in seen]
+        assert not missing, f"turns never on screen while paging up: {missing[:20]}"
 
 
 def newest_turn(items: list[Any]) -> int:

@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui
 MAX_ITEMS = 60
 PRUNE_BATCH = 20  # items archived at once past MAX_ITEMS, and restored at once on scrolling up
 LOADED_ITEMS = 40  # items built at once when a stored conversation is loaded
+KEEP_VIEW_TRIES = 5  # refreshes a restored batch may take to reach the layout
 MAX_LINES = 3_000  # about 75 screens of 40 rows
 PRUNED_LINES = MAX_LINES // 2  # what is left mounted after pruning for lines
 
@@ -397,19 +398,41 @@ class Transcript(VerticalScroll):
     def _scroll_up(self, scroll: Callable[..., object]) -> None:
         # At the top already, scrolling does not move: show the next archived batch instead.
         if self.scroll_y <= 0 and self._archived:
-            self.restore_batch()
+            self.restore_batch(then=scroll)  # ... and the key still scrolls, into the batch
         else:
             scroll(animate=False)
 
-    def restore_batch(self) -> None:
+    def restore_batch(self, then: Callable[..., object] | None = None) -> None:
         """The archived batch just above the mounted items, mounted; as many items at the
-        bottom, out of view while the user reads up here, go back to the archive below."""
+        bottom, out of view while the user reads up here, go back to the archive below.
+        The view stays on what it showed: the batch comes in above it, to be scrolled to
+        (at the top, the view would otherwise jump over the whole batch); `then` scrolls
+        from there."""
         batch = self._archived[-PRUNE_BATCH:]
         del self._archived[-PRUNE_BATCH:]
+        shown = self.items[0] if self.items else None
+        offset = shown.virtual_region.y - self.scroll_y if shown is not None else 0
         widgets = [item.build() for item in batch]
-        self.mount(*widgets, after=self._marker)
+        mounted = self.mount(*widgets, after=self._marker)
         self._archive_bottom(len(self.items) - MAX_ITEMS)
         self._update_marker()
+
+        def keep_view(tries: int) -> None:
+            if shown is None or not shown.is_attached:
+                return
+            target = max(0.0, shown.virtual_region.y - offset)
+            if target > self.max_scroll_y and tries:  # the batch is not in the layout yet
+                self.call_after_refresh(keep_view, tries - 1)
+                return
+            self.scroll_to(y=target, animate=False, immediate=True)
+            if then is not None:
+                then(animate=False)
+
+        async def restored() -> None:
+            await mounted
+            self.call_after_refresh(keep_view, KEEP_VIEW_TRIES)
+
+        self.call_later(restored)
 
     def restore_below(self) -> None:
         """The archived batch just below the mounted items (after a /find jump), mounted."""

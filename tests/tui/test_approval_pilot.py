@@ -85,8 +85,12 @@ async def test_a_long_command_scrolls_and_the_keys_stay_on_screen(tmp_path: Path
         assert "LAST-LINE" not in rendered(args)
         assert screen.focused is args
         await pilot.press("end")
-        await wait_until(pilot, lambda: args.lines_below == 0, "the view to reach the end")
-        assert "touch LAST-LINE" in rendered(args)
+        # The count changes before the next frame paints: wait for what the user sees.
+        await wait_until(
+            pilot,
+            lambda: args.lines_below == 0 and "touch LAST-LINE" in rendered(args),
+            "the view to reach the end and show the last line",
+        )
         assert "more lines" not in rendered(screen.query_one("#approval-more"))
         await pilot.press("pageup", "up")
         await wait_until(pilot, lambda: args.lines_below > 0, "the view to scroll back up")

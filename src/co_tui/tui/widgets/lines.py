@@ -8,8 +8,8 @@ While the lines change, a painted line (cropped to the width, in the widget's st
 until the width, the style or that line changes: a streamed answer repaints its visible
 lines at every frame (10 a second), and only the tail's lines change between them. Once they
 have settled, Textual's own line cache keeps what was painted, and a second copy here would
-only grow a long session's memory. The widget's style is looked
-up once a paint, not once a line (Textual's `rich_style` walks every ancestor).
+only grow a long session's memory. The widget's style is looked up once a paint, not once a
+line (Textual's `rich_style` walks every ancestor).
 
 The last lines may be a tail that is replaced as it grows (a streamed answer's unfinished
 block). Any change asks for a layout only when the height changes: in Textual a layout

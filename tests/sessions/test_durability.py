@@ -66,7 +66,8 @@ async def test_sigkill_while_an_approved_command_runs_never_runs_it_again(
             stderr=subprocess.PIPE,
         )
         try:
-            wait_for(marker.exists, "the approved command started")
+            # `>>` creates the file before echo writes to it: wait for the line itself.
+            wait_for(lambda: marker.is_file() and marker.read_text() == "ran\n", "the line")
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
         finally:

@@ -4,6 +4,7 @@ there in both directions, and a prompt typed after Esc while the app is busy is 
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
@@ -165,6 +166,34 @@ async def test_paging_up_through_archived_turns_skips_none(tmp_path: Path) -> No
         assert "zanzibar 3" in rendered(transcript) or 0 in seen, "the first turns reached"
         missing = [n for n in range(4, TURNS_PAGED) if n not in seen]
         assert not missing, f"turns never on screen while paging up: {missing[:20]}"
+
+
+async def test_a_prompt_sent_from_a_find_window_shows_at_the_end_at_once(
+    tmp_path: Path,
+) -> None:
+    """Sent while /find shows an early turn, the prompt is on screen at the end straight
+    away, while the model has not answered yet (a slow local model takes tens of seconds)."""
+    answer = asyncio.Event()
+
+    async def slow_model(messages: Any, info: Any) -> Any:
+        await answer.wait()
+        yield "ok"
+
+    app = make_app(slow_model, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = await restored(pilot, conversation(TURNS))
+        bar = await find(pilot, "zanzibar")
+        await wait_until(pilot, lambda: status(bar) == "1 of 1", "turn 3 found")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.chat.prompt.has_focus, "Esc: the prompt")
+        app.chat.prompt.text = "a new question"
+        await pilot.press("enter")
+        await wait_until(
+            pilot, lambda: "a new question" in rendered(transcript), "the sent prompt shown"
+        )
+        assert not answer.is_set()
+        answer.set()
+        await settle(pilot, app)
 
 
 def newest_turn(items: list[Any]) -> int:

@@ -447,6 +447,7 @@ class ChatScreen(Screen[None]):
             name, arguments = commands.parse(stripped)
             custom = self.custom_commands.get(name)
             if custom is not None and name not in commands.COMMANDS:
+                self.transcript.to_bottom()  # from a /find window: the prompt shows at the end
                 self.transcript.add(UserMessage(text))  # what was typed; the model gets the prompt
                 self.transcript.anchor()
                 self._start(Submitted(custom.expand(arguments)))
@@ -455,6 +456,7 @@ class ChatScreen(Screen[None]):
             self.transcript.add(RenderedItem(echo, "command-echo"))
             self._start(CommandRequested(stripped))
         else:
+            self.transcript.to_bottom()  # from a /find window: the prompt shows at the end
             self.transcript.add(UserMessage(text, typed))
             self.transcript.anchor()
             self._start(Submitted(text))

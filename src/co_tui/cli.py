@@ -514,10 +514,10 @@ app.add_typer(model_app, name="model")
 def user_settings_or_exit() -> Settings:
     """The user's own settings and environment, never a project's: a repository must not
     choose where a download comes from."""
-    from co_tui.config.settings import merge_layers, read_layers
+    from co_tui.config.settings import user_settings
 
     try:
-        return merge_layers(read_layers(Path.cwd()))
+        return user_settings()
     except SettingsError as exc:
         raise fail(str(exc), EXIT_USAGE) from None
 

@@ -561,3 +561,10 @@ def merge_layers(layers: Sequence[SettingsLayer]) -> Settings:
         raise _layer_error(layer, err["loc"], _describe_error(err)) from None
     finally:
         _merging.reset(token)
+
+
+def user_settings() -> Settings:
+    """The user's own settings (their file, the keys `co-tui init` saved) and the
+    environment, never a project's: what a repository must not choose, such as where a model
+    download comes from. Raises SettingsError."""
+    return merge_layers(read_layers(Path.cwd()))

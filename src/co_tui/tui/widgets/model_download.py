@@ -29,7 +29,7 @@ from textual.reactive import reactive
 from textual.widgets import OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from co_tui.config.settings import SettingsError, merge_layers, read_layers
+from co_tui.config.settings import SettingsError, user_settings
 from co_tui.llm.local.catalog import CATALOG, CatalogModel, catalog_model, size_text
 from co_tui.llm.local.download import PullError, part_path, plan_pull, pull
 from co_tui.safety.visible import visible
@@ -159,9 +159,7 @@ class ModelDownload(Vertical):
     def _download(self, model: CatalogModel, accepted: bool) -> None:
         """The download, in its own thread; it reports through messages."""
         try:
-            # The user's file, credentials and environment: with no project bytes given, no
-            # project file is read (the folder argument names where one would be).
-            mirror = merge_layers(read_layers(Path())).local_model_mirror
+            mirror = user_settings().local_model_mirror
             plan = plan_pull(model, sha256=None, accepted_licence=accepted, mirror=mirror)
             pull(plan, self.models_folder, self._progress)
         except DownloadStopped:

@@ -358,10 +358,13 @@ class SessionStore:
                 self._redactor.json_text(encode_message(messages[seq]).decode()).encode()
                 for seq in range(start, len(messages))
             ]
+            digests = [_digest(data) for data in encoded]
             rows = [
                 (session_id, seq, messages[seq].kind, data)
-                for seq, data in zip(range(start, len(messages)), encoded, strict=True)
-                if seq >= len(written.digests) or written.digests[seq] != _digest(data)
+                for seq, data, digest in zip(
+                    range(start, len(messages)), encoded, digests, strict=True
+                )
+                if seq >= len(written.digests) or written.digests[seq] != digest
             ]
             pending_data = (
                 self._redactor.json_text(_PendingAdapter.dump_json(pending).decode()).encode()
@@ -438,7 +441,7 @@ class SessionStore:
                 raise
             del written.objects[start:], written.digests[start:]  # in place: no O(n) copy
             written.objects.extend(messages[start:])
-            written.digests.extend(map(_digest, encoded))
+            written.digests.extend(digests)
             written.version = (version or 0) + 1
             written.compactions += len(new_compactions)
             written.meta = meta

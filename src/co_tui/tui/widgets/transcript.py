@@ -51,7 +51,6 @@ if TYPE_CHECKING:  # at run time turn events are imported where matched (see tui
 MAX_ITEMS = 60
 PRUNE_BATCH = 20  # items archived at once past MAX_ITEMS, and restored at once on scrolling up
 LOADED_ITEMS = 40  # items built at once when a stored conversation is loaded
-KEEP_VIEW_TRIES = 5  # refreshes a restored batch may take to reach the layout
 MAX_LINES = 3_000  # about 75 screens of 40 rows
 PRUNED_LINES = MAX_LINES // 2  # what is left mounted after pruning for lines
 
@@ -417,20 +416,16 @@ class Transcript(VerticalScroll):
         self._archive_bottom(len(self.items) - MAX_ITEMS)
         self._update_marker()
 
-        def keep_view(tries: int) -> None:
-            if shown is None or not shown.is_attached:
-                return
-            target = max(0.0, shown.virtual_region.y - offset)
-            if target > self.max_scroll_y and tries:  # the batch is not in the layout yet
-                self.call_after_refresh(keep_view, tries - 1)
-                return
-            self.scroll_to(y=target, animate=False, immediate=True)
+        def keep_view() -> None:  # once the batch is in the layout
+            if shown is not None and shown.is_attached:
+                y = max(0.0, shown.virtual_region.y - offset)
+                self.scroll_to(y=y, animate=False, immediate=True)
             if then is not None:
                 then(animate=False)
 
         async def restored() -> None:
             await mounted
-            self.call_after_refresh(keep_view, KEEP_VIEW_TRIES)
+            self.call_after_refresh(keep_view)
 
         self.call_later(restored)
 

@@ -447,18 +447,14 @@ class ChatScreen(Screen[None]):
             name, arguments = commands.parse(stripped)
             custom = self.custom_commands.get(name)
             if custom is not None and name not in commands.COMMANDS:
-                self.transcript.to_bottom()  # from a /find window: the prompt shows at the end
-                self.transcript.add(UserMessage(text))  # what was typed; the model gets the prompt
-                self.transcript.anchor()
+                self.transcript.add_prompt(UserMessage(text))  # the model gets the expansion
                 self._start(Submitted(custom.expand(arguments)))
                 return
             echo = Text(stripped, style="dim")
             self.transcript.add(RenderedItem(echo, "command-echo"))
             self._start(CommandRequested(stripped))
         else:
-            self.transcript.to_bottom()  # from a /find window: the prompt shows at the end
-            self.transcript.add(UserMessage(text, typed))
-            self.transcript.anchor()
+            self.transcript.add_prompt(UserMessage(text, typed))
             self._start(Submitted(text))
 
     def _start(self, request: ShellRequested | CommandRequested | Submitted) -> None:

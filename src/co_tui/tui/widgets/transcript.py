@@ -394,6 +394,13 @@ class Transcript(VerticalScroll):
         self.scroll_end(animate=False)
         self._reading_above = self.unseen_output = False
 
+    def add_prompt(self, prompt: Widget) -> None:
+        """What the user just sent, shown at the end (also from a /find window further up),
+        the view following from there."""
+        self.to_bottom()
+        self.add(prompt)
+        self.anchor()
+
     def _scroll_up(self, scroll: Callable[..., object]) -> None:
         # At the top already, scrolling does not move: show the next archived batch instead.
         if self.scroll_y <= 0 and self._archived:

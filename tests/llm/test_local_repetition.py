@@ -5,6 +5,7 @@ The stream is the local model's own (`_AnswerStream`) around a FunctionModel's; 
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -97,6 +98,41 @@ def test_any_chunking_finds_the_loop_and_spares_the_rest(cuts: list[int]) -> Non
             seen = watch.looping(answer[at : at + size]) or seen
             at += size
         assert seen == is_loop, answer[:80]
+
+
+def test_a_loop_without_letters_stops_arguments_but_not_answers() -> None:
+    """In a tool's arguments any piece that loops counts (SmolLM2 wrote thread stamps such as
+    "10.1.1.1.1…" to the token cap); in an answer only one with a letter does."""
+    stamp = '{"channel": "general", "text": "standup", "thread_ts": "10' + ".1" * 80
+    assert repeated_tail(stamp, letters_only=False) is not None
+    assert repeated_tail(stamp) is None
+    file_id = '{"file_id": "1AbCdEfGh' + ".json" * 40
+    assert repeated_tail(file_id, letters_only=False) is not None
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(cuts=st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=400))
+def test_arguments_that_do_not_loop_are_never_cut(cuts: list[int]) -> None:
+    """Real arguments, as the model writes them: a note with a table and code, a command, a
+    URL, ids, a long message. Rules shorter than 120 characters stay whole too."""
+    notes = [legit for legit in LEGIT if repeated_tail(legit, letters_only=False) is None]
+    assert len(notes) == len(LEGIT) - 1  # only the 500-dash rule is a loop without letters
+    arguments = [
+        *(json.dumps({"filename": "notes/plan.md", "content": note}) for note in notes),
+        json.dumps({"cmd": "git log --oneline -n 20 && ls -la src/co_tui/llm/local"}),
+        json.dumps({"url": "https://docs.python.org/3/library/asyncio-task.html#coroutines"}),
+        json.dumps({"file_id": "1QwErTy-0B7_abcXYZ_2025-12-20", "ids": list(range(100, 160))}),
+        json.dumps({"text": "Meeting moved to 3pm. " + "=" * 100 + " Agenda: budget, hiring."}),
+    ]
+    for written in arguments:
+        watch = LoopWatch(letters_only=False)
+        at, seen = 0, False
+        for size in [*cuts, len(written)]:
+            if at >= len(written):
+                break
+            seen = watch.looping(written[at : at + size]) or seen
+            at += size
+        assert not seen, written[:80]
 
 
 def test_the_repeated_piece_is_named() -> None:

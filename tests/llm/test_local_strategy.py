@@ -154,6 +154,27 @@ def test_an_enum_stays_an_enum_and_a_reply_that_is_not_an_object_is_sent_back() 
     assert parse_arguments('{"city": "Os') == '{"city": "Os'
 
 
+def test_arguments_stopped_in_a_loop_keep_one_pass_and_close() -> None:
+    """The engine stopped where the arguments began to loop: the loop is kept once and the
+    JSON closed there, so the call is asked for (or sent back) with what the model meant."""
+    file_id = '{\n  "file_id": "7XyZ-plan' + ".json" * 40
+    assert parse_arguments(file_id, loop_cut=True) == {"file_id": "7XyZ-plan.json"}
+    said = "Please remind me that the boiler service is due. "
+    memory = '{"content": "The boiler is due in May. ' + said * 6 + "Please rem"
+    expected = "The boiler is due in May. " + said.rstrip()
+    assert parse_arguments(memory, loop_cut=True) == {"content": expected}
+    posted = '{"channel": "general", "text": "standup in 5", "thread_ts": "10' + ".1" * 70
+    assert parse_arguments(posted, loop_cut=True) == {
+        "channel": "general",
+        "text": "standup in 5",
+        "thread_ts": "10.1",
+    }
+    # Cut at the token cap without a loop: unfinished, never closed by guesswork.
+    assert parse_arguments('{"cmd": "rm -rf /tmp/build') == '{"cmd": "rm -rf /tmp/build'
+    # A loop in a key, or in no JSON at all, is sent back as it is.
+    assert parse_arguments("lalala " * 30, loop_cut=True) == "lalala " * 30
+
+
 async def test_a_tool_never_seen_is_shortlisted_by_what_it_says_of_itself(
     tools: list[ToolDefinition],
 ) -> None:

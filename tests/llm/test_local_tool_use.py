@@ -158,3 +158,30 @@ async def test_a_tool_never_seen_is_called_through_its_schema(
     assert isinstance(call, ToolCallPart) and call.tool_name == "get_forecast"
     args = call.args_as_dict()
     assert set(args) == {"city"} and isinstance(args["city"], str) and args["city"].strip()
+
+
+async def test_arguments_that_loop_stop_early_and_come_back_closed(
+    shared_server: local_server.Endpoint, tmp_path: Path
+) -> None:
+    """SmolLM2 writes ids like "4KmN-budget-file-id-4KmN-budget-file-id-…" until its string
+    bound (1,000 characters, hundreds of tokens). The request stops once the value loops,
+    and the call comes back as JSON with the loop once: short, counted, never unparsed."""
+    settings = local_settings(tmp_path, temperature=0.0)
+    bundle = build_agent(settings, all_approval=True, every_tool=True)
+    tools = await tool_definitions(bundle.agent, create_deps(settings, tmp_path))
+    model = resolve_model(settings).model
+    assert isinstance(model, LocalModel)
+    asked = [
+        ("read_drive_file", "Open the Drive file with id 4KmN-budget"),
+        ("read_drive_file", "Show me Drive document 0B9_qrsTUV"),
+        ("get_slack_channel_history", "Show the last messages in #design"),
+    ]
+    for name, request in asked:
+        messages = [ModelRequest(parts=[UserPromptPart(request)])]
+        params = ModelRequestParameters(function_tools=[tools[name]], allow_text_output=False)
+        response = await model.request(messages, {"temperature": 0.0}, params)
+        (call,) = response.parts
+        assert isinstance(call, ToolCallPart) and call.tool_name == name, request
+        args = call.args_as_dict()  # JSON, even where the engine was stopped mid-value
+        assert all(len(str(value)) < 200 for value in args.values()), (request, args)
+        assert 0 < response.usage.output_tokens < 200, (request, response.usage)

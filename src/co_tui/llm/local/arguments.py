@@ -13,6 +13,9 @@ import json
 from typing import Any
 
 from pydantic_ai.tools import ToolDefinition
+from pydantic_core import from_json
+
+from co_tui.llm.local.repetition import one_pass
 
 MAX_STRING_CHARS = 1000
 
@@ -72,11 +75,20 @@ def arguments_prompt(tool: ToolDefinition, request: str, feedback: str = "") -> 
     return "\n".join(parts)
 
 
-def parse_arguments(text: str) -> dict[str, Any] | str:
+def parse_arguments(text: str, *, loop_cut: bool = False) -> dict[str, Any] | str:
     """The JSON object the model wrote, or its raw text when it is not one (validation then
-    sends it back for another try)."""
+    sends it back for another try). When the engine was stopped in a loop (`loop_cut`), the
+    loop is kept once and the JSON closed where that pass ends: a string or list left open
+    ends there, a key without a value is left out (and a required one is asked for again)."""
     try:
         value = json.loads(text)
     except ValueError:
-        return text
+        if not loop_cut:
+            return text
+        try:
+            value = from_json(
+                one_pass(text, letters_only=False) or text, allow_partial="trailing-strings"
+            )
+        except ValueError:
+            return text
     return value if isinstance(value, dict) else text

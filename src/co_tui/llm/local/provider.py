@@ -309,33 +309,45 @@ class LocalModel(WrapperModel):
             return refusal, spent
         return None, spent
 
-    async def _constrained(
-        self, plan: _Plan, prompt: str, schema: dict[str, Any]
-    ) -> tuple[ModelResponse, str]:
-        """The model's reply to `prompt` after the conversation, held to `schema`, and its
-        text."""
+    async def _constrained(self, plan: _Plan, prompt: str, schema: dict[str, Any]) -> _Reply:
+        """The model's reply to `prompt` after the conversation, held to `schema`. The reply
+        streams, and stops where it starts to loop."""
         messages = [*plan.messages, ModelRequest(parts=[UserPromptPart(prompt)])]
-        response = await self.wrapped.request(
+        loop = LoopWatch(letters_only=False)
+        written: list[str] = []
+        looped = False
+        async with self.wrapped.request_stream(
             messages, plan.constrained_settings(schema), plan.params
+        ) as stream:
+            async for event in stream:
+                delta = _text_delta(event)
+                written.append(delta)
+                if delta and loop.looping(delta):  # ends the request: the server stops writing
+                    looped = True
+                    break
+            response = stream.get()
+        text = "".join(written)
+        usage = await measured_usage(
+            running_endpoint(), response.usage, prompt_text(messages), text
         )
-        return response, "".join(p.content for p in response.parts if isinstance(p, TextPart))
+        return _Reply(replace(response, usage=usage), text, looped)
 
     async def _choose(self, plan: _Plan, step: Choose) -> tuple[str, RequestUsage]:
         """The option the model picks (the schema allows only the options), and the request's
         usage."""
-        response, text = await self._constrained(plan, step.prompt, step.schema)
+        reply = await self._constrained(plan, step.prompt, step.schema)
         try:
-            picked = json.loads(text)
+            picked = json.loads(reply.text)
         except ValueError:
             picked = ""
-        return (picked if isinstance(picked, str) else ""), response.usage
+        return (picked if isinstance(picked, str) else ""), reply.response.usage
 
     async def _call(self, plan: _Plan, step: Call) -> ModelResponse:
         """The model writes `step`'s arguments under the tool's schema: one ToolCallPart."""
-        response, text = await self._constrained(plan, step.prompt, step.schema)
-        args = parse_arguments(text)  # cut short: validation sends it back for another try
+        reply = await self._constrained(plan, step.prompt, step.schema)
+        args = parse_arguments(reply.text, loop_cut=reply.looped)
         part = ToolCallPart(step.tool.name, args, f"call_{uuid.uuid4().hex[:16]}")
-        return replace(response, parts=[part], finish_reason="tool_call")
+        return replace(reply.response, parts=[part], finish_reason="tool_call")
 
     @asynccontextmanager
     async def request_stream(
@@ -367,6 +379,16 @@ class LocalModel(WrapperModel):
                 prompt=prompt_text(plan.messages),
                 spent=spent,
             )
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """What the engine wrote under a schema: the response, its text, and whether it was
+    stopped in a loop."""
+
+    response: ModelResponse
+    text: str
+    looped: bool
 
 
 @dataclass
@@ -475,11 +497,7 @@ class _AnswerStream(StreamedResponse):
         loop = LoopWatch()
         looping = False
         async for event in self.inner:
-            delta = ""
-            if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
-                delta = event.part.content
-            elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
-                delta = event.delta.content_delta
+            delta = _text_delta(event)
             if delta:
                 answer.append(delta)
                 for out in self._parts_manager.handle_text_delta(
@@ -511,6 +529,15 @@ class _AnswerStream(StreamedResponse):
     @property
     def timestamp(self) -> datetime:
         return self.inner.timestamp
+
+
+def _text_delta(event: ModelResponseStreamEvent) -> str:
+    """The text a stream event adds ("" for any other event)."""
+    if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+        return event.part.content
+    if isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+        return event.delta.content_delta or ""
+    return ""
 
 
 def _local_models(model: Model) -> list[LocalModel]:

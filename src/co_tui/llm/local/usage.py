@@ -1,15 +1,17 @@
 """Token counts for the embedded model's streamed answers.
 
 llama-cpp-python's server sends no `usage` in a stream (it ignores `stream_options`, which
-pydantic-ai sends), so a streamed answer would count 0 tokens. When a stream ends without
-usage, the prompt's text and the answer are counted with the server's own tokenizer
-(`POST /extras/tokenize/count`). The prompt is counted without the chat template's few
-marker tokens per message: close, never over.
+pydantic-ai sends), and no server sends it for a stream co-tui stopped (a loop), so such an
+answer would count 0 tokens. When a stream ends without usage, the prompt's text and the
+answer are counted with the server's own tokenizer (llama.cpp's `POST /tokenize`,
+llama-cpp-python's `POST /extras/tokenize/count`). The prompt is counted without the chat
+template's few marker tokens per message: close, never over.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import httpx
 from pydantic_ai.messages import ModelMessage, ModelRequest
@@ -35,22 +37,36 @@ def prompt_text(messages: Sequence[ModelMessage]) -> str:
     return "\n".join(pieces)
 
 
+def _llama_cpp_count(reply: dict[str, Any]) -> int:
+    return len(reply["tokens"])
+
+
+def _llama_cpp_python_count(reply: dict[str, Any]) -> int:
+    return int(reply["count"])
+
+
+# Where each engine's server counts tokens: llama.cpp's own (xllamacpp) and llama-cpp-python's.
+_COUNTERS: tuple[tuple[str, str, Callable[[dict[str, Any]], int]], ...] = (
+    ("/tokenize", "content", _llama_cpp_count),
+    ("/extras/tokenize/count", "input", _llama_cpp_python_count),
+)
+
+
 async def count_tokens(endpoint: Endpoint, text: str) -> int:
     """Tokens in `text` by the server's tokenizer; 0 when the server cannot say."""
     if not text:
         return 0
     root = endpoint.base_url.removesuffix("/v1")
-    try:
-        async with httpx.AsyncClient(timeout=COUNT_TIMEOUT_S) as client:
-            reply = await client.post(
-                f"{root}/extras/tokenize/count",
-                json={"input": text},
-                headers={"Authorization": f"Bearer {endpoint.api_key}"},
-            )
-            reply.raise_for_status()
-            return int(reply.json()["count"])
-    except (httpx.HTTPError, KeyError, TypeError, ValueError):
-        return 0  # a count is not worth failing an answer for
+    headers = {"Authorization": f"Bearer {endpoint.api_key}"}
+    async with httpx.AsyncClient(timeout=COUNT_TIMEOUT_S) as client:
+        for path, field, count in _COUNTERS:
+            try:
+                reply = await client.post(f"{root}{path}", json={field: text}, headers=headers)
+                reply.raise_for_status()
+                return count(reply.json())
+            except (httpx.HTTPError, KeyError, TypeError, ValueError):
+                continue  # the other engine's endpoint, or no count: not worth failing for
+    return 0
 
 
 async def measured_usage(

@@ -38,7 +38,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("turn",),  # the turn runner, streaming, replay, sub-agents
     ("agent",),  # building the agent (with delegate, which runs a sub-agent's turn), MCP
     ("session",),  # ChatSession, slash commands, export, the health table
-    ("tui", "headless", "evals"),  # fronts
+    ("tui", "headless", "evals", "daemon"),  # fronts
     ("serve",),  # the app in a browser: one tui process per connection
     ("cli",),  # the command line
     ("entry",),  # the console script

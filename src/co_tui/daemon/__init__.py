@@ -1,0 +1,1 @@
+"""`co-tui daemon` and the commands around it: `co-tui jobs`, `co-tui inbox`."""

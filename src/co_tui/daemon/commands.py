@@ -1,0 +1,201 @@
+"""`co-tui jobs …`, `co-tui inbox` and `co-tui daemon`: the command line of jobs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from co_tui.safety.visible import visible
+
+if TYPE_CHECKING:
+    from co_tui.session.jobs.store import JobStore
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+jobs_app = typer.Typer(
+    help="Prompts that run on a schedule, while nobody types (run by `co-tui daemon`).",
+    no_args_is_help=True,
+)
+
+
+def _fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
+    typer.echo(f"co-tui: {visible(message, keep='')}", err=True)
+    return typer.Exit(code)
+
+
+def _shown(text: str) -> str:
+    return visible(" ".join(text.split()), keep="")
+
+
+def _store() -> JobStore:
+    from co_tui.session.jobs.store import JobStore
+
+    return JobStore()
+
+
+def _local(moment: datetime | None) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z") if moment else "never"
+
+
+@jobs_app.command("add")
+def add_command(
+    schedule: Annotated[
+        str,
+        typer.Argument(
+            help="When: 'every weekday at 8:00', 'in 20 minutes', 'tomorrow 9am', or cron "
+            "('0 8 * * 1-5'), in your time zone."
+        ),
+    ],
+    prompt: Annotated[str, typer.Argument(help="What the job asks, as you would type it.")],
+    timezone: Annotated[
+        str | None, typer.Option("--timezone", help="An IANA zone (default: the system's).")
+    ] = None,
+) -> None:
+    """Add a job that runs PROMPT in this directory on SCHEDULE."""
+    from co_tui.daemon.runner import wake_daemon
+    from co_tui.session.jobs.schedule import ScheduleError, parse_schedule
+
+    if not prompt.strip():
+        raise _fail("the prompt is empty", EXIT_USAGE)
+    try:
+        parsed = parse_schedule(schedule, datetime.now(UTC), timezone)
+    except ScheduleError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    store = _store()
+    try:
+        job = store.add(prompt, parsed, Path.cwd().resolve())
+        due = store.next_due(job)
+    finally:
+        store.close()
+    woke = wake_daemon(store.path)
+    typer.echo(f"job {job.id}: next run {_local(due.fire if due else None)}")
+    if not woke:
+        typer.echo("no daemon runs: start one with `co-tui daemon` (or keep the app open)")
+
+
+@jobs_app.command("list")
+def list_command() -> None:
+    """Every job: its id, next run, schedule, state and prompt."""
+    store = _store()
+    try:
+        for job in store.jobs():
+            due = None if job.paused else store.next_due(job)
+            state = "paused" if job.paused else f"next {_local(due.fire if due else None)}"
+            runs = store.runs(job.id)
+            last = f"; last {runs[-1].state}" if runs else ""
+            typer.echo(
+                f"{job.id}  {_shown(job.schedule.text)} ({job.schedule.timezone})  "
+                f"{state}{last}  {_shown(job.prompt)[:60]}"
+            )
+        if not store.jobs():
+            typer.echo("no jobs (co-tui jobs add SCHEDULE PROMPT)")
+    finally:
+        store.close()
+
+
+def _set_paused(job_id: str, paused: bool) -> None:
+    from co_tui.daemon.runner import wake_daemon
+
+    store = _store()
+    try:
+        if not store.set_paused(job_id, paused):
+            raise _fail(f"no job {job_id} (co-tui jobs list)")
+    finally:
+        store.close()
+    wake_daemon(store.path)
+    typer.echo(f"job {job_id} {'paused' if paused else 'resumed'}")
+
+
+@jobs_app.command("pause")
+def pause_command(job_id: str) -> None:
+    """Stop a job from running until it is resumed."""
+    _set_paused(job_id, True)
+
+
+@jobs_app.command("resume")
+def resume_command(job_id: str) -> None:
+    """Let a paused job run again (from its next fire time; missed ones are not made up)."""
+    _set_paused(job_id, False)
+
+
+@jobs_app.command("remove")
+def remove_command(job_id: str) -> None:
+    """Remove a job (its past runs and what they proposed stay)."""
+    from co_tui.daemon.runner import wake_daemon
+
+    store = _store()
+    try:
+        if not store.remove(job_id):
+            raise _fail(f"no job {job_id} (co-tui jobs list)")
+    finally:
+        store.close()
+    wake_daemon(store.path)
+    typer.echo(f"job {job_id} removed")
+
+
+@jobs_app.command("run-now")
+def run_now_command(job_id: str) -> None:
+    """Run a job once now, in this terminal (its schedule is unchanged)."""
+    from co_tui.session.jobs.run import run_job
+    from co_tui.session.jobs.store import Due
+
+    store = _store()
+    try:
+        job = store.job(job_id)
+        if job is None:
+            raise _fail(f"no job {job_id} (co-tui jobs list)")
+        slot = store.run_now_slot()
+        store.claim(Due(job, slot, datetime.now(UTC)))
+        outcome = asyncio.run(run_job(store, job, slot))
+    finally:
+        store.close()
+    session = f" (session {outcome.session_id[:8]})" if outcome.session_id else ""
+    typer.echo(f"job {job_id} {outcome.state}{session}: {_shown(outcome.detail)}")
+    if outcome.state != "done":
+        raise typer.Exit(EXIT_ERROR)
+
+
+def inbox_command(
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+) -> None:
+    """What jobs proposed and nothing ran: each waits for your decision."""
+    store = _store()
+    try:
+        waiting = store.proposals()
+    finally:
+        store.close()
+    for p in waiting:
+        if as_json:
+            row = {
+                "job": p.job_id,
+                "slot": p.slot,
+                "position": p.position,
+                "session": p.session_id,
+                "tool": p.tool_name,
+                "args": p.args,
+                "args_hash": p.args_hash,
+                "reason": p.reason,
+            }
+            typer.echo(visible(json.dumps(row, ensure_ascii=False), keep=""))
+            continue
+        args = _shown(json.dumps(p.args, ensure_ascii=False))
+        typer.echo(f"{p.job_id} {p.slot} #{p.position}  {p.tool_name} {args[:100]}")
+        typer.echo(f"    {_shown(p.reason)}; session {p.session_id[:8]}")
+    if not waiting and not as_json:
+        typer.echo("the inbox is empty")
+
+
+def daemon_command() -> None:
+    """Run due jobs until stopped (one daemon per data folder)."""
+    from co_tui.daemon.runner import DaemonRunning, serve
+
+    try:
+        asyncio.run(serve())
+    except DaemonRunning as exc:
+        raise _fail(str(exc)) from None

@@ -1,0 +1,54 @@
+"""The frontend a job's turn runs with. Nobody watches a job, so nothing it asks to do runs:
+every call that needs approval is filed as a proposal for the user (`co-tui inbox`) and
+answered to the model as not done. Calls the rules allow without asking (read-only commands:
+sandboxed, offline, time-limited) run as in any session."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from co_tui.protocol.events import TurnEvent
+from co_tui.protocol.frontend import (
+    ApprovalAnswer,
+    ApprovalDecision,
+    ApprovalReply,
+    ApprovalRequest,
+)
+from co_tui.session.jobs.store import JobStore, Proposal
+
+# What the model reads for a held call (inside the denial message: "in their words").
+HELD = (
+    "Held for my approval in my inbox, not done. Do not try it again in this run; "
+    "say in your answer what you proposed."
+)
+
+
+class JobFrontend:
+    def __init__(self, store: JobStore, job_id: str, slot: str) -> None:
+        self._store = store
+        self._job_id = job_id
+        self._slot = slot
+        self._position = 0
+        self.held = 0  # calls filed in this run
+
+    def emit(self, event: TurnEvent) -> None:
+        """The session's store keeps the transcript; a job shows nothing."""
+
+    async def prompt_approval(self, request: ApprovalRequest) -> ApprovalReply:
+        self._position += 1
+        proposal = Proposal(
+            job_id=self._job_id,
+            slot=self._slot,
+            position=self._position,
+            session_id=request.session_id,
+            tool_call_id=request.tool_call_id,
+            tool_name=request.tool_name,
+            args=request.args,
+            args_hash=request.args_hash,
+            reason=request.reason,
+            created=datetime.now(UTC),
+            state="waiting",
+        )
+        if self._store.propose(proposal):
+            self.held += 1
+        return ApprovalAnswer(ApprovalDecision.DENY, feedback=HELD)

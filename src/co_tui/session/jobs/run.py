@@ -1,0 +1,73 @@
+"""One run of a job: an ordinary session in the job's workspace (listed in `/resume`, its
+spans in the span viewer), its prompt the job's, with the job's frontend holding every call
+that needs approval. The workspace's settings load as for any session there: the project's
+only as far as the user trusts it, and that trust is written in the run's record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from co_tui.session.jobs.frontend import JobFrontend
+from co_tui.session.jobs.store import Job, JobStore, RunState
+
+if TYPE_CHECKING:
+    from co_tui.config.trust import LoadedSettings
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    state: RunState
+    session_id: str | None
+    held: int  # calls filed for approval
+    detail: str
+
+
+def _loaded(workspace: Path) -> tuple[LoadedSettings, str]:
+    """The workspace's settings, and its trust in words."""
+    from co_tui.config.trust import load_project_settings
+
+    loaded = load_project_settings(workspace)
+    if loaded.project is None:
+        return loaded, "no project files"
+    return loaded, f"project {loaded.project.decision}"
+
+
+async def run_job(store: JobStore, job: Job, slot: str) -> RunOutcome:
+    """Run `job` for its claimed `slot` and record how it ended. Never raises for what the
+    run met (a model that fails, a missing workspace): that is the run's `failed` state."""
+    from co_tui.config.settings import SettingsError
+    from co_tui.session.chat import ChatSession
+
+    if not job.workspace.is_dir():
+        detail = f"its workspace {job.workspace} is not a folder"
+        store.finish(job.id, slot, "failed", detail)
+        return RunOutcome("failed", None, 0, detail)
+    try:
+        loaded, trust = _loaded(job.workspace)
+    except SettingsError as exc:
+        store.finish(job.id, slot, "failed", str(exc))
+        return RunOutcome("failed", None, 0, str(exc))
+    frontend = JobFrontend(store, job.id, slot)
+    session = ChatSession(
+        loaded.settings, workspace=job.workspace, frontend=frontend, project=loaded.view
+    )
+    state: RunState = "failed"
+    detail = trust
+    session_id: str | None = None  # once the session started (and so is stored)
+    try:
+        await session.start(None)
+        session_id = session.session_id
+        store.started(job.id, slot, session_id)
+        result = await session.run(job.prompt)
+        state = "failed" if result.error or result.interrupted else "done"
+        if result.error:
+            detail = f"{trust}; {result.error}"
+    except Exception as exc:  # the model or a service could not start: the run failed
+        detail = f"{trust}; {type(exc).__name__}: {exc}"
+    finally:
+        await session.aclose()
+    detail += f"; {frontend.held} call(s) held for approval" if frontend.held else ""
+    store.finish(job.id, slot, state, detail)
+    return RunOutcome(state, session_id, frontend.held, detail)

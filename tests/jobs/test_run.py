@@ -1,0 +1,98 @@
+"""One run of a job, in this process, against a local OpenAI-compatible server: how it ends
+is recorded, whatever the run meets."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from co_tui.session.jobs.run import run_job
+from co_tui.session.jobs.schedule import parse_schedule
+from co_tui.session.jobs.store import Due, JobStore
+from tests.sandbox.conftest import make_workspace
+from tests.servers.fake_openai import error, serve, text, tool_call
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> JobStore:
+    return JobStore(tmp_path / "data" / "jobs.db")
+
+
+def claimed(store: JobStore, workspace: Path) -> Due:
+    now = datetime.now(UTC)
+    job = store.add("What is in this folder?", parse_schedule("in 1 minute", now), workspace)
+    due = Due(job, store.run_now_slot(), now)
+    assert store.claim(due)
+    return due
+
+
+def use_server(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    monkeypatch.setenv("LLM_PROVIDER", "openai")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{url}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    monkeypatch.setenv("CO_TUI_OPENAI_MODEL", "fake")
+    monkeypatch.setenv("CO_TUI_SANDBOX_BACKEND", "subprocess")
+
+
+async def test_a_workspace_that_is_gone_fails_the_run_and_says_so(
+    store: JobStore, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    due = claimed(store, workspace)
+    shutil.rmtree(workspace)
+    outcome = await run_job(store, due.job, due.slot)
+    assert outcome.state == "failed" and outcome.session_id is None
+    (run,) = store.runs()
+    assert run.state == "failed" and f"{workspace} is not a folder" in run.detail
+
+
+@pytest.mark.usefixtures("allow_model_requests")
+async def test_a_model_that_fails_fails_the_run_with_its_reason(
+    store: JobStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with serve(
+        [error(401, "the key is not valid")], default=error(401, "the key is not valid")
+    ) as srv:
+        use_server(monkeypatch, srv.url)
+        due = claimed(store, tmp_path)
+        outcome = await run_job(store, due.job, due.slot)
+    assert outcome.state == "failed"
+    (run,) = store.runs()
+    assert run.state == "failed" and "the key is not valid" in run.detail
+
+
+@pytest.mark.bwrap
+@pytest.mark.usefixtures("allow_model_requests")
+async def test_a_read_only_command_runs_and_a_writing_one_is_held(
+    store: JobStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rules decide as in any session: in an isolating sandbox `ls` runs without asking;
+    `touch` would ask, so it is filed and not run. The workspace is a user's, not root's."""
+    workspace = make_workspace()
+    (workspace / "plan.md").write_text("x\n")
+    script = [
+        tool_call("run_shell_command", cmd="ls"),
+        tool_call("run_shell_command", cmd="touch held.txt"),
+        text("Listed; the touch waits for you."),
+    ]
+    with serve(script) as srv:
+        use_server(monkeypatch, srv.url)
+        monkeypatch.setenv("CO_TUI_SANDBOX_BACKEND", "bwrap")
+        due = claimed(store, workspace)
+        try:
+            outcome = await run_job(store, due.job, due.slot)
+        finally:
+            held_file = (workspace / "held.txt").exists()
+            shutil.rmtree(workspace, ignore_errors=True)
+        bodies = [r.body for r in srv.requests]
+    assert outcome.state == "done" and outcome.held == 1, outcome.detail
+    assert not held_file
+    (proposal,) = store.proposals()
+    assert proposal.args["cmd"] == "touch held.txt"
+    told = [m for m in bodies[-1]["messages"] if m["role"] == "tool"]
+    assert "plan.md" in told[0]["content"]  # ls ran
+    assert "Held for my approval" in told[1]["content"]  # touch did not

@@ -17,6 +17,7 @@ import pytest
 from co_tui.session.jobs.store import JobStore
 from tests.helpers import wait_for
 from tests.servers.fake_openai import serve, stall_before_headers, text, tool_call
+from tests.test_headless import openai_env
 
 pytestmark = pytest.mark.e2e
 
@@ -24,14 +25,7 @@ CLI = str(Path(sys.executable).parent / "co-tui")
 
 
 def model_env(url: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "LLM_PROVIDER": "openai",
-        "OPENAI_BASE_URL": f"{url}/v1",
-        "OPENAI_API_KEY": "sk-test-not-a-secret",
-        "CO_TUI_OPENAI_MODEL": "fake",
-        "CO_TUI_SANDBOX_BACKEND": "subprocess",
-    }
+    return {**os.environ, **openai_env(url), "CO_TUI_SANDBOX_BACKEND": "subprocess"}
 
 
 def co_tui(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

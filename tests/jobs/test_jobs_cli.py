@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from co_tui.session.jobs.store import JobStore, Proposal
+from co_tui.session.jobs.store import JobStore
 from tests.cli_in_process import Ran, run_co_tui
+from tests.jobs.helpers import a_proposal
 
 ESC = "\x1b]52;c;cHduZWQ=\x07\x1b[2J"  # an OSC 52 clipboard write and a screen clear
 
@@ -67,21 +67,7 @@ def test_an_unknown_job_is_named(tmp_path: Path) -> None:
 
 def test_escapes_in_a_prompt_or_proposal_never_reach_the_terminal(tmp_path: Path) -> None:
     assert cli(["jobs", "add", "in 5 minutes", f"say {ESC} hi"], tmp_path).returncode == 0
-    store().propose(
-        Proposal(
-            job_id="j1",
-            slot="2026-11-30T09:00",
-            position=1,
-            session_id="s1" * 8,
-            tool_call_id="call_0",
-            tool_name="run_shell_command",
-            args={"cmd": f"echo {ESC}"},
-            args_hash="h",
-            reason=f"it writes {ESC}",
-            created=datetime.now(UTC),
-            state="waiting",
-        )
-    )
+    store().propose(a_proposal(args={"cmd": f"echo {ESC}"}, reason=f"it writes {ESC}"))
     for args in (["jobs", "list"], ["inbox"], ["inbox", "--json"]):
         ran = cli(args, tmp_path)
         assert ran.returncode == 0

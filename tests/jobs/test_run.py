@@ -14,6 +14,7 @@ from co_tui.session.jobs.schedule import parse_schedule
 from co_tui.session.jobs.store import Due, JobStore
 from tests.sandbox.conftest import make_workspace
 from tests.servers.fake_openai import error, serve, text, tool_call
+from tests.test_headless import openai_env
 
 
 @pytest.fixture
@@ -30,10 +31,8 @@ def claimed(store: JobStore, workspace: Path) -> Due:
 
 
 def use_server(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
-    monkeypatch.setenv("LLM_PROVIDER", "openai")
-    monkeypatch.setenv("OPENAI_BASE_URL", f"{url}/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
-    monkeypatch.setenv("CO_TUI_OPENAI_MODEL", "fake")
+    for name, value in openai_env(url).items():
+        monkeypatch.setenv(name, value)
     monkeypatch.setenv("CO_TUI_SANDBOX_BACKEND", "subprocess")
 
 

@@ -13,7 +13,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from co_tui.session.jobs.schedule import parse_schedule
-from co_tui.session.jobs.store import Due, JobStore, Proposal
+from co_tui.session.jobs.store import Due, JobStore
+from tests.jobs.helpers import a_proposal
 
 BERLIN = ZoneInfo("Europe/Berlin")
 T0 = datetime(2026, 11, 30, 7, 0, tzinfo=UTC)  # a Monday, 08:00 in Berlin
@@ -137,19 +138,7 @@ def test_a_paused_job_is_never_due(tmp_path: Path) -> None:
 
 def test_a_proposal_is_filed_once_per_run_and_call(tmp_path: Path) -> None:
     store = store_at(tmp_path)
-    proposal = Proposal(
-        job_id="j1",
-        slot="2026-11-30T09:00",
-        position=1,
-        session_id="s1",
-        tool_call_id="call_0",
-        tool_name="run_shell_command",
-        args={"cmd": "touch x"},
-        args_hash="h",
-        reason="it writes",
-        created=T0,
-        state="waiting",
-    )
+    proposal = a_proposal()
     assert store.propose(proposal) is True
     assert store.propose(proposal) is False  # the same run's same call: a catch-up, a retry
     second_call = replace(proposal, position=2)  # the same tool-call id

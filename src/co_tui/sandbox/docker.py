@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from co_tui.safety.processes import process_start_time, still_running
 from co_tui.sandbox.base import (
     READ_ONLY_ENV,
     READ_ONLY_GIT_GUARD,
@@ -90,21 +91,6 @@ _EXIT_STATUS = re.compile(rb"(.*?)(\d+)", re.DOTALL)
 _OOM_KILL = re.compile(rb"^oom_kill (\d+)$", re.MULTILINE)
 
 
-def process_start_time(pid: int) -> str | None:
-    """The start time of `pid` in clock ticks since boot (Linux), None if it is not running.
-
-    Stored with the pid so that a recycled pid is not mistaken for the owner."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return None
-    except OSError:
-        return ""
-    # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
-    fields = stat.rsplit(")", 1)[-1].split()
-    return fields[19] if len(fields) > 19 else ""
-
-
 def owner_alive(labels: dict[str, str]) -> bool:
     """Whether the co-tui process that created a container still runs (on this host)."""
     if labels.get(LABEL_HOST) != socket.gethostname():
@@ -113,18 +99,7 @@ def owner_alive(labels: dict[str, str]) -> bool:
         pid = int(labels.get(LABEL_PID, ""))
     except ValueError:
         return False
-    if Path("/proc").is_dir():
-        started = process_start_time(pid)
-        if started is None:
-            return False
-        return not started or started == labels.get(LABEL_PID_START, started)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return still_running(pid, labels.get(LABEL_PID_START, ""))
 
 
 def remove_stale_containers(client: docker.DockerClient) -> list[str]:

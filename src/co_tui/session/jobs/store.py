@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from co_tui.safety.processes import process_start_time, still_running
 from co_tui.session.jobs.schedule import Schedule, slot_of
 
 TIMEOUT_S = 10.0
@@ -72,28 +73,6 @@ def jobs_path() -> Path:
     from co_tui.config.paths import user_data_dir
 
     return user_data_dir() / "jobs.db"
-
-
-def process_start(pid: int) -> str:
-    """When process `pid` started (clock ticks since boot, from /proc), so that a pid the
-    system reused is not taken for the one that claimed a run; "" when it cannot be read."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    return stat.rsplit(")", 1)[1].split()[19]
-
-
-def still_running(pid: int, started: str) -> bool:
-    if started:
-        return process_start(pid) == started
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @dataclass(frozen=True)
@@ -277,7 +256,7 @@ class JobStore:
                         _now().isoformat(),
                         "running",
                         pid,
-                        process_start(pid),
+                        process_start_time(pid) or "",
                     ),
                 )
         except sqlite3.IntegrityError:

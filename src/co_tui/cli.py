@@ -12,7 +12,7 @@ import typer
 
 from co_tui import __version__
 from co_tui.config.settings import Settings, SettingsError
-from co_tui.daemon.commands import daemon_command, inbox_command, jobs_app
+from co_tui.daemon.commands import daemon_command, inbox_app, jobs_app
 from co_tui.headless.runner import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -569,7 +569,7 @@ auth_app = typer.Typer(help="Sign in to services.", no_args_is_help=True)
 app.add_typer(auth_app, name="auth")
 app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(jobs_app, name="jobs")
-app.command("inbox")(inbox_command)
+app.add_typer(inbox_app, name="inbox")
 app.command("daemon")(daemon_command)
 
 

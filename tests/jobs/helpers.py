@@ -1,17 +1,21 @@
-"""A proposal as a job's run files it, for the tests of the store and the inbox."""
+"""A proposal as a job's run files it (its seal made up: the store does not check seals),
+for the tests of the store and the listing."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+from co_tui.session.jobs.envelope import Seal
 from co_tui.session.jobs.store import Proposal
 
 PROPOSAL = Proposal(
     job_id="j1",
     slot="2026-11-30T09:00",
     position=1,
+    workspace=Path("/home/someone/project"),
     session_id="s1" * 8,
     tool_call_id="call_0",
     tool_name="run_shell_command",
@@ -19,9 +23,11 @@ PROPOSAL = Proposal(
     args_hash="h",
     reason="it writes",
     created=datetime(2026, 11, 30, 8, 0, tzinfo=UTC),
-    state="waiting",
+    seal=Seal("0" * 32, datetime(2026, 12, 3, 8, 0, tzinfo=UTC), "k" * 16, "c2ln"),
 )
 
 
 def a_proposal(**changes: Any) -> Proposal:
-    return replace(PROPOSAL, **changes)
+    """PROPOSAL with `changes`, and a nonce of its own (the store keeps nonces unique)."""
+    nonce = f"{changes.get('position', 1):032d}"
+    return replace(PROPOSAL, **{"seal": replace(PROPOSAL.seal, nonce=nonce), **changes})

@@ -6,7 +6,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import stat
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -141,6 +140,6 @@ def test_a_proposal_is_filed_once_per_run_and_call(tmp_path: Path) -> None:
     proposal = a_proposal()
     assert store.propose(proposal) is True
     assert store.propose(proposal) is False  # the same run's same call: a catch-up, a retry
-    second_call = replace(proposal, position=2)  # the same tool-call id
+    second_call = a_proposal(position=2)  # the same tool-call id
     assert store.propose(second_call) is True  # a provider reusing ids merges nothing
     assert [p.position for p in store.proposals()] == [1, 2]

@@ -161,10 +161,19 @@ def run_now_command(job_id: str) -> None:
         raise typer.Exit(EXIT_ERROR)
 
 
+inbox_app = typer.Typer(
+    help="What jobs proposed: each waits for your decision (list, approve, deny)."
+)
+
+
+@inbox_app.callback(invoke_without_command=True)
 def inbox_command(
+    ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
 ) -> None:
-    """What jobs proposed and nothing ran: each waits for your decision."""
+    """List what jobs proposed and nothing ran yet."""
+    if ctx.invoked_subcommand is not None:
+        return
     store = _store()
     try:
         waiting = store.proposals()
@@ -173,22 +182,76 @@ def inbox_command(
     for p in waiting:
         if as_json:
             row = {
+                "id": p.seal.short_id,
                 "job": p.job_id,
                 "slot": p.slot,
-                "position": p.position,
                 "session": p.session_id,
                 "tool": p.tool_name,
                 "args": p.args,
-                "args_hash": p.args_hash,
+                "args_sha256": p.args_hash,
                 "reason": p.reason,
+                "expires": p.seal.expires.isoformat(),
             }
             typer.echo(visible(json.dumps(row, ensure_ascii=False), keep=""))
             continue
         args = _shown(json.dumps(p.args, ensure_ascii=False))
-        typer.echo(f"{p.job_id} {p.slot} #{p.position}  {p.tool_name} {args[:100]}")
-        typer.echo(f"    {_shown(p.reason)}; session {p.session_id[:8]}")
+        typer.echo(f"{p.seal.short_id}  {p.tool_name} {args[:100]}")
+        typer.echo(
+            f"    {_shown(p.reason)}; job {p.job_id}, session {p.session_id[:8]}, "
+            f"expires {_local(p.seal.expires)}"
+        )
     if not waiting and not as_json:
         typer.echo("the inbox is empty")
+
+
+def _decide(short_id: str, approve: bool) -> None:
+    from co_tui.session.jobs.decide import Refused
+    from co_tui.session.jobs.decide import approve as approve_it
+    from co_tui.session.jobs.decide import deny as deny_it
+    from co_tui.session.jobs.envelope import SigningKey
+
+    store = _store()
+    try:
+        key = SigningKey()
+        decided = (
+            asyncio.run(approve_it(store, key, short_id))
+            if approve
+            else deny_it(store, key, short_id)
+        )
+    except Refused as exc:
+        raise _fail(f"refused: {exc}") from None
+    except (OSError, ValueError) as exc:
+        raise _fail(f"the inbox key cannot be used: {exc}") from None
+    finally:
+        store.close()
+    p = decided.proposal
+    typer.echo(f"{p.seal.short_id} {p.tool_name}: {decided.state} ({_shown(decided.detail)})")
+    if decided.state == "failed":
+        raise typer.Exit(EXIT_ERROR)
+
+
+@inbox_app.command("approve")
+def approve_command(proposal_id: str) -> None:
+    """Run the proposal's call once, exactly as shown, in its job's session."""
+    _decide(proposal_id, approve=True)
+
+
+@inbox_app.command("deny")
+def deny_command(proposal_id: str) -> None:
+    """Refuse the proposal: it can never run."""
+    _decide(proposal_id, approve=False)
+
+
+@inbox_app.command("rotate-key")
+def rotate_key_command() -> None:
+    """Sign with a new key: every proposal still waiting becomes void."""
+    from co_tui.session.jobs.envelope import SigningKey
+
+    try:
+        key_id = SigningKey().rotate()
+    except (OSError, ValueError) as exc:
+        raise _fail(f"the inbox key cannot be used: {exc}") from None
+    typer.echo(f"new inbox key {key_id}: proposals signed by the old one are void")
 
 
 def daemon_command() -> None:

@@ -14,7 +14,8 @@ from co_tui.protocol.frontend import (
     ApprovalReply,
     ApprovalRequest,
 )
-from co_tui.session.jobs.store import JobStore, Proposal
+from co_tui.session.jobs.envelope import Sealed, SigningKey
+from co_tui.session.jobs.store import Job, JobStore, Proposal
 
 # What the model reads for a held call (inside the denial message: "in their words").
 HELD = (
@@ -24,9 +25,10 @@ HELD = (
 
 
 class JobFrontend:
-    def __init__(self, store: JobStore, job_id: str, slot: str) -> None:
+    def __init__(self, store: JobStore, key: SigningKey, job: Job, slot: str) -> None:
         self._store = store
-        self._job_id = job_id
+        self._key = key
+        self._job = job
         self._slot = slot
         self._position = 0
         self.held = 0  # calls filed in this run
@@ -36,18 +38,30 @@ class JobFrontend:
 
     async def prompt_approval(self, request: ApprovalRequest) -> ApprovalReply:
         self._position += 1
+        now = datetime.now(UTC)
+        what = Sealed(
+            self._job.id,
+            self._slot,
+            self._position,
+            str(self._job.workspace),
+            request.session_id,
+            request.tool_call_id,
+            request.tool_name,
+            request.args_hash,
+        )
         proposal = Proposal(
-            job_id=self._job_id,
-            slot=self._slot,
-            position=self._position,
-            session_id=request.session_id,
-            tool_call_id=request.tool_call_id,
-            tool_name=request.tool_name,
+            job_id=what.job_id,
+            slot=what.slot,
+            position=what.position,
+            workspace=self._job.workspace,
+            session_id=what.session_id,
+            tool_call_id=what.tool_call_id,
+            tool_name=what.tool_name,
             args=request.args,
-            args_hash=request.args_hash,
+            args_hash=what.args_hash,
             reason=request.reason,
-            created=datetime.now(UTC),
-            state="waiting",
+            created=now,
+            seal=self._key.seal(what, now),
         )
         if self._store.propose(proposal):
             self.held += 1

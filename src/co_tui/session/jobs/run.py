@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from co_tui.session.jobs.envelope import SigningKey
 from co_tui.session.jobs.frontend import JobFrontend
 from co_tui.session.jobs.store import Job, JobStore, RunState
 
@@ -49,7 +50,13 @@ async def run_job(store: JobStore, job: Job, slot: str) -> RunOutcome:
     except SettingsError as exc:
         store.finish(job.id, slot, "failed", str(exc))
         return RunOutcome("failed", None, 0, str(exc))
-    frontend = JobFrontend(store, job.id, slot)
+    try:  # no key, no seal: nothing may be filed, so nothing runs
+        key = SigningKey()
+    except (OSError, ValueError) as exc:
+        detail = f"{trust}; the inbox key cannot be used: {exc}"
+        store.finish(job.id, slot, "failed", detail)
+        return RunOutcome("failed", None, 0, detail)
+    frontend = JobFrontend(store, key, job, slot)
     session = ChatSession(
         loaded.settings, workspace=job.workspace, frontend=frontend, project=loaded.view
     )

@@ -18,13 +18,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast, get_args
 
 from co_tui.safety.processes import process_start_time, still_running
+from co_tui.session.jobs.envelope import Seal, Sealed
 from co_tui.session.jobs.schedule import Schedule, slot_of
 
 TIMEOUT_S = 10.0
 RunState = Literal["running", "done", "failed", "interrupted"]
+# waiting -> approving -> approved | failed; waiting -> denied
+ProposalState = Literal["waiting", "approving", "approved", "failed", "denied"]
 RUN_NOW = "now:"  # a slot that starts so was asked for by `run-now`, not by the schedule
 # At most this many missed fire times are stepped over to find the latest (a minutely job
 # after a week asleep is 10,080).
@@ -56,6 +59,7 @@ CREATE TABLE IF NOT EXISTS proposals (
     job_id TEXT NOT NULL,
     slot TEXT NOT NULL,
     position INTEGER NOT NULL,
+    workspace TEXT NOT NULL,
     session_id TEXT NOT NULL,
     tool_call_id TEXT NOT NULL,
     tool_name TEXT NOT NULL,
@@ -63,7 +67,12 @@ CREATE TABLE IF NOT EXISTS proposals (
     args_hash TEXT NOT NULL,
     reason TEXT NOT NULL,
     created TEXT NOT NULL,
+    nonce TEXT NOT NULL UNIQUE,
+    expires TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    signature TEXT NOT NULL,
     state TEXT NOT NULL DEFAULT 'waiting',
+    detail TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (job_id, slot, position)
 );
 """
@@ -106,9 +115,12 @@ class Due:
 
 @dataclass(frozen=True)
 class Proposal:
+    """A call a job's run asked for, filed with its seal (session/jobs/envelope.py)."""
+
     job_id: str
     slot: str
     position: int
+    workspace: Path  # where it runs (sealed: the jobs table is not)
     session_id: str
     tool_call_id: str
     tool_name: str
@@ -116,7 +128,29 @@ class Proposal:
     args_hash: str
     reason: str
     created: datetime
-    state: str
+    seal: Seal
+    state: ProposalState = "waiting"
+    detail: str = ""  # how a decision went
+
+    @property
+    def sealed(self) -> Sealed:
+        return Sealed(
+            self.job_id,
+            self.slot,
+            self.position,
+            str(self.workspace),
+            self.session_id,
+            self.tool_call_id,
+            self.tool_name,
+            self.args_hash,
+        )
+
+
+def _proposal_state(text: str) -> ProposalState:
+    for state in get_args(ProposalState):
+        if text == state:
+            return cast(ProposalState, state)
+    return "failed"  # written by something else: never "waiting"
 
 
 def _now() -> datetime:
@@ -295,15 +329,18 @@ class JobStore:
 
     def propose(self, proposal: Proposal) -> bool:
         """File what a run proposed; False when that call of that run is already filed."""
+        seal = proposal.seal
         try:
             with self._write() as db:
                 db.execute(
-                    "INSERT INTO proposals (job_id, slot, position, session_id, tool_call_id,"
-                    " tool_name, args, args_hash, reason, created) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT INTO proposals (job_id, slot, position, workspace, session_id,"
+                    " tool_call_id, tool_name, args, args_hash, reason, created, nonce, expires,"
+                    " key_id, signature) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         proposal.job_id,
                         proposal.slot,
                         proposal.position,
+                        str(proposal.workspace),
                         proposal.session_id,
                         proposal.tool_call_id,
                         proposal.tool_name,
@@ -311,34 +348,94 @@ class JobStore:
                         proposal.args_hash,
                         proposal.reason,
                         proposal.created.isoformat(),
+                        seal.nonce,
+                        seal.expires.isoformat(),
+                        seal.key_id,
+                        seal.signature,
                     ),
                 )
         except sqlite3.IntegrityError:
             return False
         return True
 
-    def proposals(self, state: str | None = "waiting") -> list[Proposal]:
-        query = (
-            "SELECT job_id, slot, position, session_id, tool_call_id, tool_name, args,"
-            " args_hash, reason, created, state FROM proposals"
+    _PROPOSAL_COLUMNS = (
+        "job_id, slot, position, workspace, session_id, tool_call_id, tool_name, args, args_hash,"
+        " reason, created, nonce, expires, key_id, signature, state, detail"
+    )
+
+    @staticmethod
+    def _proposal(row: tuple[object, ...]) -> Proposal:
+        (
+            job,
+            slot,
+            pos,
+            workspace,
+            session,
+            call,
+            tool,
+            args,
+            digest,
+            reason,
+            created,
+            nonce,
+            expires,
+            key_id,
+            signature,
+            state,
+            detail,
+        ) = row
+        seal = Seal(str(nonce), datetime.fromisoformat(str(expires)), str(key_id), str(signature))
+        try:
+            decoded = json.loads(str(args))
+        except ValueError:
+            decoded = {"_unreadable": str(args)}  # edited outside co-tui: its hash will not match
+        return Proposal(
+            str(job),
+            str(slot),
+            int(str(pos)),
+            Path(str(workspace)),
+            str(session),
+            str(call),
+            str(tool),
+            decoded if isinstance(decoded, dict) else {"_unreadable": decoded},
+            str(digest),
+            str(reason),
+            datetime.fromisoformat(str(created)),
+            seal,
+            _proposal_state(str(state)),
+            str(detail),
         )
+
+    def proposals(self, state: ProposalState | None = "waiting") -> list[Proposal]:
+        query = f"SELECT {self._PROPOSAL_COLUMNS} FROM proposals"
         rows = self._conn.execute(
             query + (" WHERE state=?" if state else "") + " ORDER BY created, position",
             (state,) if state else (),
         ).fetchall()
-        return [
-            Proposal(
-                j,
-                slot,
-                pos,
-                session,
-                call,
-                tool,
-                json.loads(args),
-                digest,
-                reason,
-                datetime.fromisoformat(created),
-                st,
+        return [self._proposal(row) for row in rows]
+
+    def proposal(self, short_id: str) -> Proposal | None:
+        """The proposal whose nonce starts with `short_id` (None: none, or more than one)."""
+        if len(short_id) < 6 or not short_id.isalnum():
+            return None
+        rows = self._conn.execute(
+            f"SELECT {self._PROPOSAL_COLUMNS} FROM proposals WHERE nonce LIKE ?",
+            (short_id.lower() + "%",),
+        ).fetchall()
+        return self._proposal(rows[0]) if len(rows) == 1 else None
+
+    def take(self, proposal: Proposal, state: ProposalState) -> bool:
+        """Move a waiting proposal to `state`; False when it is not waiting any more."""
+        with self._write() as db:
+            changed = db.execute(
+                "UPDATE proposals SET state=? WHERE nonce=? AND state='waiting'",
+                (state, proposal.seal.nonce),
             )
-            for j, slot, pos, session, call, tool, args, digest, reason, created, st in rows
-        ]
+        return changed.rowcount == 1
+
+    def settle(self, proposal: Proposal, state: ProposalState, detail: str) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE proposals SET state=?, detail=? WHERE nonce=?",
+                (state, detail, proposal.seal.nonce),
+            )

@@ -1,0 +1,152 @@
+"""Deciding what a job proposed, from the inbox: approve or deny.
+
+Approving checks the proposal's seal (session/jobs/envelope.py: the current key's signature,
+the arguments' hash, the expiry, a nonce not used before), records the nonce as used, and
+then runs exactly that call, once, as a turn of the job's own session: the session is
+resumed, the user's approval is its prompt, the call is replayed as the turn's one model
+response (no model is asked), and it goes through the session's approval flow and tool-run
+journal like any call, approved only if it is that tool with those arguments. The session
+then holds the call, its result and the approval. Denying records the nonce too, so the
+proposal can never be approved afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from co_tui.protocol import events as ev
+from co_tui.protocol.frontend import ApprovalDecision, ApprovalReply, ApprovalRequest
+from co_tui.session.jobs.envelope import SigningKey
+from co_tui.session.jobs.store import JobStore, Proposal, ProposalState
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
+
+
+class Refused(Exception):
+    """The proposal may not be decided; the message says why."""
+
+
+@dataclass(frozen=True)
+class Decided:
+    proposal: Proposal
+    state: ProposalState
+    detail: str
+
+
+def _checked(store: JobStore, key: SigningKey, short_id: str, now: datetime) -> Proposal:
+    proposal = store.proposal(short_id)
+    if proposal is None:
+        raise Refused(f"no proposal {short_id} in the inbox (co-tui inbox lists them)")
+    if proposal.state != "waiting":
+        raise Refused(f"it was {proposal.state} already")
+    reason = key.refusal(proposal.sealed, proposal.args, proposal.seal, now)
+    if reason is not None:
+        raise Refused(reason)
+    if not proposal.workspace.is_dir():
+        raise Refused(f"its workspace {proposal.workspace} is not a folder any more")
+    return proposal
+
+
+def _use(store: JobStore, key: SigningKey, proposal: Proposal, state: ProposalState) -> None:
+    if not key.use(proposal.seal.nonce):
+        raise Refused("it was decided before (its nonce is used)")
+    if not store.take(proposal, state):
+        raise Refused("another process decided it first")
+
+
+def deny(store: JobStore, key: SigningKey, short_id: str, now: datetime | None = None) -> Decided:
+    proposal = _checked(store, key, short_id, now or datetime.now(UTC))
+    _use(store, key, proposal, "denied")
+    store.settle(proposal, "denied", "denied from the inbox")
+    return Decided(proposal, "denied", "denied from the inbox")
+
+
+async def approve(
+    store: JobStore, key: SigningKey, short_id: str, now: datetime | None = None
+) -> Decided:
+    proposal = _checked(store, key, short_id, now or datetime.now(UTC))
+    _use(store, key, proposal, "approving")
+    try:
+        state, detail = await _run_once(proposal)
+    except Exception as exc:  # the session or the sandbox would not start: it did not run
+        state, detail = "failed", f"{type(exc).__name__}: {exc}"
+    store.settle(proposal, state, detail)
+    return Decided(proposal, state, detail)
+
+
+class _ThisCallOnly:
+    """The frontend of the approval's turn: approves the proposal's call, nothing else."""
+
+    def __init__(self, proposal: Proposal, call_id: str) -> None:
+        self._proposal = proposal
+        self._call_id = call_id
+        self.result: ev.ToolResult | None = None
+
+    def emit(self, event: ev.TurnEvent) -> None:
+        if isinstance(event, ev.ToolResult) and event.tool_call_id == self._call_id:
+            self.result = event
+
+    async def prompt_approval(self, request: ApprovalRequest) -> ApprovalReply:
+        same = (
+            request.tool_call_id == self._call_id
+            and request.tool_name == self._proposal.tool_name
+            and request.args_hash == self._proposal.args_hash
+        )
+        return ApprovalDecision.APPROVE if same else ApprovalDecision.DENY
+
+
+def _replay(proposal: Proposal, call_id: str) -> FunctionModel:
+    """A model that answers the approval's turn with the proposal's call, then one line."""
+    from pydantic_ai.messages import ModelRequest, ToolReturnPart
+    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
+
+    def answered(messages: list[ModelMessage]) -> bool:
+        last = messages[-1]
+        return isinstance(last, ModelRequest) and any(
+            isinstance(p, ToolReturnPart) and p.tool_call_id == call_id for p in last.parts
+        )
+
+    async def stream(
+        messages: list[ModelMessage], info: AgentInfo
+    ) -> AsyncIterator[str | DeltaToolCalls]:
+        if answered(messages):
+            yield f"Ran {proposal.tool_name} as approved from the inbox."
+            return
+        call = DeltaToolCall(proposal.tool_name, json.dumps(proposal.args), tool_call_id=call_id)
+        yield {0: call}
+
+    return FunctionModel(stream_function=stream, model_name="inbox-approval")
+
+
+async def _run_once(proposal: Proposal) -> tuple[ProposalState, str]:
+    from co_tui.config.trust import load_project_settings
+    from co_tui.session.chat import ChatSession
+
+    workspace = proposal.workspace
+    loaded = load_project_settings(workspace)
+    call_id = f"inbox-{proposal.seal.short_id}"
+    frontend = _ThisCallOnly(proposal, call_id)
+    session = ChatSession(
+        loaded.settings, workspace=workspace, frontend=frontend, project=loaded.view
+    )
+    try:
+        session.open_stored(resume=proposal.session_id, ask_pending=False)
+        await session.start(None)
+        bundle, _ = session.built()
+        with bundle.agent.override(model=_replay(proposal, call_id)):
+            await session.run(
+                f"From the inbox I approved {proposal.tool_name} with the arguments shown there."
+            )
+    finally:
+        await session.aclose()
+    result = frontend.result
+    if result is None:
+        return "failed", "the call did not run"
+    state: ProposalState = "approved" if result.status == "ok" else "failed"
+    return state, f"{result.status}: {' '.join(result.content.split())[:200]}"

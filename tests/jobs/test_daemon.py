@@ -100,9 +100,11 @@ def test_a_daemon_killed_mid_run_never_runs_that_slot_again(tmp_path: Path) -> N
         assert co_tui(["jobs", "add", "in 1 second", "say hi"], workspace, env).returncode == 0
         proc = daemon(tmp_path, env, tmp_path / "first.log")
         store = jobs()
-        wait_for(lambda: len(srv.requests) == 1, "the run's request", proc)
-        proc.kill()
-        proc.wait(10)
+        try:
+            wait_for(lambda: len(srv.requests) == 1, "the run's request", proc)
+        finally:
+            proc.kill()
+            proc.wait(10)
         assert [r.state for r in store.runs()] == ["running"]
 
         log = tmp_path / "second.log"

@@ -84,6 +84,17 @@ def test_one_time_phrases_read_relative_to_now() -> None:
     assert tomorrow.at is not None and tomorrow.next_fire(tomorrow.at) is None  # once only
 
 
+def test_one_time_phrases_in_the_locales_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("LC_ALL", "LC_TIME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    tomorrow = parse_schedule("demain à 9h", FRIDAY_NOON, BERLIN)
+    assert tomorrow.at == datetime(2026, 3, 28, 9, 0, tzinfo=ZoneInfo(BERLIN))
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    with pytest.raises(ScheduleError, match="cannot read"):
+        parse_schedule("demain à 9h", FRIDAY_NOON, BERLIN)
+
+
 def test_a_schedule_survives_being_stored() -> None:
     for text in ("every weekday at 8:00", "tomorrow 9am"):
         schedule = parse_schedule(text, FRIDAY_NOON, BERLIN)

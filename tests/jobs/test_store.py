@@ -125,6 +125,18 @@ def test_a_one_time_job_runs_once(tmp_path: Path) -> None:
     assert store.due(T0 + timedelta(days=5)) == ([], None)
 
 
+def test_a_one_time_job_stored_after_its_moment_still_runs(tmp_path: Path) -> None:
+    """ "in 1 second" on a busy machine: the job is stored after the moment it names (CI
+    found a daemon waiting for it forever)."""
+    store = store_at(tmp_path)
+    schedule = parse_schedule("in 1 second", T0, "Europe/Berlin")
+    store.add("say hi", schedule, tmp_path, created=T0 + timedelta(seconds=3))
+    (due,), _ = store.due(T0 + timedelta(seconds=4))
+    assert due.fire == T0 + timedelta(seconds=1)
+    assert store.claim(due)
+    assert store.due(T0 + timedelta(days=1)) == ([], None)
+
+
 def test_a_paused_job_is_never_due(tmp_path: Path) -> None:
     store = store_at(tmp_path)
     due = add(store, "every 15 minutes", T0, tmp_path)

@@ -63,13 +63,14 @@ def add_command(
 
     if not prompt.strip():
         raise _fail("the prompt is empty", EXIT_USAGE)
+    now = datetime.now(UTC)
     try:
-        parsed = parse_schedule(schedule, datetime.now(UTC), timezone)
+        parsed = parse_schedule(schedule, now, timezone)
     except ScheduleError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     store = _store()
     try:
-        job = store.add(prompt, parsed, Path.cwd().resolve())
+        job = store.add(prompt, parsed, Path.cwd().resolve(), created=now)
         due = store.next_due(job)
     finally:
         store.close()

@@ -12,6 +12,7 @@ offset: on the night the clocks go back, 02:30 comes twice and the job still run
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -162,18 +163,29 @@ def _clock(text: str) -> tuple[int, int]:
     return hour, minute
 
 
+def _languages() -> list[str]:
+    """English and the language of the user's locale (LC_ALL, LC_TIME or LANG, as POSIX
+    reads them: "de_DE.UTF-8" is German): trying every language dateparser knows takes
+    seconds for text that is no time at all."""
+    names = (os.environ.get(name) for name in ("LC_ALL", "LC_TIME", "LANG"))
+    setting = next((name for name in names if name), "")
+    code = setting.split(".")[0].split("_")[0].lower()
+    return ["en"] if code in ("", "c", "posix", "en") else ["en", code]
+
+
 def _one_time(words: str, now: datetime, zone_name: str) -> datetime:
     import dateparser
 
-    found = dateparser.parse(
-        words,
-        settings={
-            "RELATIVE_BASE": now.replace(tzinfo=None),
-            "PREFER_DATES_FROM": "future",
-            "TIMEZONE": zone_name,
-            "RETURN_AS_TIMEZONE_AWARE": True,
-        },
-    )
+    settings: Any = {
+        "RELATIVE_BASE": now.replace(tzinfo=None),
+        "PREFER_DATES_FROM": "future",
+        "TIMEZONE": zone_name,
+        "RETURN_AS_TIMEZONE_AWARE": True,
+    }
+    try:
+        found = dateparser.parse(words, languages=_languages(), settings=settings)
+    except ValueError:  # the locale's language is not one dateparser knows
+        found = dateparser.parse(words, languages=["en"], settings=settings)
     if found is None:
         raise ScheduleError(
             f"cannot read {words!r} as a time: try 'in 20 minutes', 'tomorrow 9am', "

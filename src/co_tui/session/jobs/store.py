@@ -245,6 +245,10 @@ class JobStore:
         or its creation. Of fire times missed while nothing ran (a suspended laptop, no
         daemon) only the latest is kept: it runs once, the others never."""
         slots = self._slots(job.id)
+        at = job.schedule.at
+        if at is not None:  # one time: due at that moment until it has run
+            slot = slot_of(at, job.schedule.zone)
+            return None if slot in slots else Due(job, slot, at.astimezone(UTC))
         fires = [fire for slot, fire in slots.items() if not slot.startswith(RUN_NOW)]
         anchor = max([job.created, *fires])
         fire = job.schedule.next_fire(anchor)

@@ -77,7 +77,7 @@ def add_command(
     woke = wake_daemon(store.path)
     typer.echo(f"job {job.id}: next run {_local(due.fire if due else None)}")
     if not woke:
-        typer.echo("no daemon runs: start one with `co-tui daemon` (or keep the app open)")
+        typer.echo("no daemon runs: start one with `co-tui daemon`")
 
 
 @jobs_app.command("list")

@@ -28,6 +28,15 @@ if TYPE_CHECKING:
     from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 
 
+_DECIDED: dict[ProposalState, str] = {
+    "waiting": "it is waiting",
+    "approving": "it is being approved now",
+    "approved": "it was approved already",
+    "failed": "it was approved already (and failed)",
+    "denied": "it was denied already",
+}
+
+
 class Refused(Exception):
     """The proposal may not be decided; the message says why."""
 
@@ -44,7 +53,7 @@ def _checked(store: JobStore, key: SigningKey, short_id: str, now: datetime) -> 
     if proposal is None:
         raise Refused(f"no proposal {short_id} in the inbox (co-tui inbox lists them)")
     if proposal.state != "waiting":
-        raise Refused(f"it was {proposal.state} already")
+        raise Refused(_DECIDED[proposal.state])
     reason = key.refusal(proposal.sealed, proposal.args, proposal.seal, now)
     if reason is not None:
         raise Refused(reason)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from co_tui.safety.visible import visible
 from co_tui.session.jobs.run import run_job
-from co_tui.session.jobs.store import JobStore
+from co_tui.session.jobs.store import JobStore, jobs_path
 
 LOCK_NAME = "daemon.lock"
 MAX_SLEEP_S = 60.0
@@ -91,8 +91,9 @@ def say(message: str) -> None:
 
 async def serve(store_path: Path | None = None, *, report: Callable[[str], None] = say) -> None:
     """Run due jobs until SIGTERM or SIGINT. Raises DaemonRunning."""
-    store = JobStore(store_path)
-    fd = take_lock(lock_path(store.path))
+    path = store_path or jobs_path()
+    fd = take_lock(lock_path(path))  # before anything is opened: a second daemon stops here
+    store = JobStore(path)
     loop = asyncio.get_running_loop()
     wake, stop = asyncio.Event(), asyncio.Event()
     loop.add_signal_handler(signal.SIGUSR1, wake.set)

@@ -5,29 +5,32 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from co_tui.session.jobs.envelope import Seal
+from co_tui.session.jobs.envelope import Seal, Sealed
 from co_tui.session.jobs.store import Proposal
 
 PROPOSAL = Proposal(
-    job_id="j1",
-    slot="2026-11-30T09:00",
-    position=1,
-    workspace=Path("/home/someone/project"),
-    session_id="s1" * 8,
-    tool_call_id="call_0",
-    tool_name="run_shell_command",
+    Sealed(
+        job_id="j1",
+        slot="2026-11-30T09:00",
+        position=1,
+        workspace="/home/someone/project",
+        session_id="s1" * 8,
+        tool_call_id="call_0",
+        tool_name="run_shell_command",
+        args_hash="h",
+    ),
     args={"cmd": "touch x"},
-    args_hash="h",
     reason="it writes",
     created=datetime(2026, 11, 30, 8, 0, tzinfo=UTC),
     seal=Seal("0" * 32, datetime(2026, 12, 3, 8, 0, tzinfo=UTC), "k" * 16, "c2ln"),
 )
 
 
-def a_proposal(**changes: Any) -> Proposal:
-    """PROPOSAL with `changes`, and a nonce of its own (the store keeps nonces unique)."""
-    nonce = f"{changes.get('position', 1):032d}"
-    return replace(PROPOSAL, **{"seal": replace(PROPOSAL.seal, nonce=nonce), **changes})
+def a_proposal(position: int = 1, **changes: Any) -> Proposal:
+    """PROPOSAL at `position` with `changes`, and a nonce of its own (the store keeps nonces
+    unique)."""
+    what = replace(PROPOSAL.what, position=position)
+    seal = replace(PROPOSAL.seal, nonce=f"{position:032d}")
+    return replace(PROPOSAL, **{"what": what, "seal": seal, **changes})

@@ -85,7 +85,8 @@ def list_command() -> None:
     """Every job: its id, next run, schedule, state and prompt."""
     store = _store()
     try:
-        for job in store.jobs():
+        jobs = store.jobs()
+        for job in jobs:
             due = None if job.paused else store.next_due(job)
             state = "paused" if job.paused else f"next {_local(due.fire if due else None)}"
             runs = store.runs(job.id)
@@ -94,7 +95,7 @@ def list_command() -> None:
                 f"{job.id}  {_shown(job.schedule.text)} ({job.schedule.timezone})  "
                 f"{state}{last}  {_shown(job.prompt)[:60]}"
             )
-        if not store.jobs():
+        if not jobs:
             typer.echo("no jobs (co-tui jobs add SCHEDULE PROMPT)")
     finally:
         store.close()

@@ -54,7 +54,7 @@ def _checked(store: JobStore, key: SigningKey, short_id: str, now: datetime) -> 
         raise Refused(f"no proposal {short_id} in the inbox (co-tui inbox lists them)")
     if proposal.state != "waiting":
         raise Refused(_DECIDED[proposal.state])
-    reason = key.refusal(proposal.sealed, proposal.args, proposal.seal, now)
+    reason = key.refusal(proposal.what, proposal.args, proposal.seal, now)
     if reason is not None:
         raise Refused(reason)
     if not proposal.workspace.is_dir():

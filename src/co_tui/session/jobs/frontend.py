@@ -49,20 +49,7 @@ class JobFrontend:
             request.tool_name,
             request.args_hash,
         )
-        proposal = Proposal(
-            job_id=what.job_id,
-            slot=what.slot,
-            position=what.position,
-            workspace=self._job.workspace,
-            session_id=what.session_id,
-            tool_call_id=what.tool_call_id,
-            tool_name=what.tool_name,
-            args=request.args,
-            args_hash=what.args_hash,
-            reason=request.reason,
-            created=now,
-            seal=self._key.seal(what, now),
-        )
+        proposal = Proposal(what, request.args, request.reason, now, self._key.seal(what, now))
         if self._store.propose(proposal):
             self.held += 1
         return ApprovalAnswer(ApprovalDecision.DENY, feedback=HELD)

@@ -115,17 +115,11 @@ class Due:
 
 @dataclass(frozen=True)
 class Proposal:
-    """A call a job's run asked for, filed with its seal (session/jobs/envelope.py)."""
+    """A call a job's run asked for: what its seal covers (`what`), the arguments as stored,
+    and the seal (session/jobs/envelope.py)."""
 
-    job_id: str
-    slot: str
-    position: int
-    workspace: Path  # where it runs (sealed: the jobs table is not)
-    session_id: str
-    tool_call_id: str
-    tool_name: str
+    what: Sealed
     args: dict[str, object]
-    args_hash: str
     reason: str
     created: datetime
     seal: Seal
@@ -133,17 +127,33 @@ class Proposal:
     detail: str = ""  # how a decision went
 
     @property
-    def sealed(self) -> Sealed:
-        return Sealed(
-            self.job_id,
-            self.slot,
-            self.position,
-            str(self.workspace),
-            self.session_id,
-            self.tool_call_id,
-            self.tool_name,
-            self.args_hash,
-        )
+    def job_id(self) -> str:
+        return self.what.job_id
+
+    @property
+    def slot(self) -> str:
+        return self.what.slot
+
+    @property
+    def position(self) -> int:
+        return self.what.position
+
+    @property
+    def workspace(self) -> Path:
+        """Where it runs (sealed: the jobs table is not)."""
+        return Path(self.what.workspace)
+
+    @property
+    def session_id(self) -> str:
+        return self.what.session_id
+
+    @property
+    def tool_name(self) -> str:
+        return self.what.tool_name
+
+    @property
+    def args_hash(self) -> str:
+        return self.what.args_hash
 
 
 def _proposal_state(text: str) -> ProposalState:
@@ -333,7 +343,7 @@ class JobStore:
 
     def propose(self, proposal: Proposal) -> bool:
         """File what a run proposed; False when that call of that run is already filed."""
-        seal = proposal.seal
+        seal, what = proposal.seal, proposal.what
         try:
             with self._write() as db:
                 db.execute(
@@ -341,15 +351,15 @@ class JobStore:
                     " tool_call_id, tool_name, args, args_hash, reason, created, nonce, expires,"
                     " key_id, signature) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
-                        proposal.job_id,
-                        proposal.slot,
-                        proposal.position,
-                        str(proposal.workspace),
-                        proposal.session_id,
-                        proposal.tool_call_id,
-                        proposal.tool_name,
+                        what.job_id,
+                        what.slot,
+                        what.position,
+                        what.workspace,
+                        what.session_id,
+                        what.tool_call_id,
+                        what.tool_name,
                         json.dumps(proposal.args),
-                        proposal.args_hash,
+                        what.args_hash,
                         proposal.reason,
                         proposal.created.isoformat(),
                         seal.nonce,
@@ -393,16 +403,19 @@ class JobStore:
             decoded = json.loads(str(args))
         except ValueError:
             decoded = {"_unreadable": str(args)}  # edited outside co-tui: its hash will not match
-        return Proposal(
+        what = Sealed(
             str(job),
             str(slot),
             int(str(pos)),
-            Path(str(workspace)),
+            str(workspace),
             str(session),
             str(call),
             str(tool),
-            decoded if isinstance(decoded, dict) else {"_unreadable": decoded},
             str(digest),
+        )
+        return Proposal(
+            what,
+            decoded if isinstance(decoded, dict) else {"_unreadable": decoded},
             str(reason),
             datetime.fromisoformat(str(created)),
             seal,

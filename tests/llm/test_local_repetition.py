@@ -106,7 +106,7 @@ def test_a_loop_without_letters_stops_arguments_but_not_answers() -> None:
     stamp = '{"channel": "general", "text": "standup", "thread_ts": "10' + ".1" * 80
     assert repeated_tail(stamp, letters_only=False) is not None
     assert repeated_tail(stamp) is None
-    file_id = '{"file_id": "1AbCdEfGh' + ".json" * 40
+    file_id = '{"file_id": "9QrSt-notes' + ".json" * 40
     assert repeated_tail(file_id, letters_only=False) is not None
 
 

@@ -174,7 +174,7 @@ async def test_arguments_that_loop_stop_early_and_come_back_closed(
     asked = [
         ("read_drive_file", "Open the Drive file with id 4KmN-budget"),
         ("read_drive_file", "Show me Drive document 0B9_qrsTUV"),
-        ("get_slack_channel_history", "Show the last messages in #design"),
+        ("get_slack_channel_history", "Show the last messages in #hardware"),
     ]
     for name, request in asked:
         messages = [ModelRequest(parts=[UserPromptPart(request)])]

@@ -6,7 +6,7 @@ text repeated REPEATS times in a row; the repeats already shown stay.
 In an answer, only a piece with a letter in it counts, and the repeated run must be at least
 MIN_RUN characters: a rule of dashes or a table's separator never ends an answer, nor does a
 short phrase said a few times. In a tool's arguments (JSON the engine holds to the tool's
-schema) any piece counts: SmolLM2 wrote file ids such as "1AbC.json.json.json…" and thread
+schema) any piece counts: SmolLM2 wrote file ids such as "7XyZ.json.json.json…" and thread
 stamps such as "10.1.1.1.1…" until the token cap, 3 to 4 s of a request whose JSON could not
 be finished anyway."""
 

@@ -1,5 +1,5 @@
-"""A proposal as a job's run files it (its seal made up: the store does not check seals),
-for the tests of the store and the listing."""
+"""What the jobs tests share: a proposal as a job's run files it (its seal made up: the
+store does not check seals), and the environment that points a job at a fake model server."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from co_tui.session.jobs.envelope import Seal, Sealed
 from co_tui.session.jobs.store import Proposal
+from tests.test_headless import openai_env
 
 PROPOSAL = Proposal(
     Sealed(
@@ -34,3 +35,9 @@ def a_proposal(position: int = 1, **changes: Any) -> Proposal:
     what = replace(PROPOSAL.what, position=position)
     seal = replace(PROPOSAL.seal, nonce=f"{position:032d}")
     return replace(PROPOSAL, **{"what": what, "seal": seal, **changes})
+
+
+def job_model_env(url: str) -> dict[str, str]:
+    """The fake OpenAI-compatible server at `url` as the model, for jobs too (they run on
+    the embedded model unless `jobs_model` says otherwise)."""
+    return {**openai_env(url), "CO_TUI_JOBS_MODEL": "same"}

@@ -16,8 +16,8 @@ import pytest
 
 from co_tui.session.jobs.store import JobStore
 from tests.helpers import wait_for
+from tests.jobs.helpers import job_model_env
 from tests.servers.fake_openai import serve, stall_before_headers, text, tool_call
-from tests.test_headless import openai_env
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +25,7 @@ CLI = str(Path(sys.executable).parent / "co-tui")
 
 
 def model_env(url: str) -> dict[str, str]:
-    return {**os.environ, **openai_env(url), "CO_TUI_SANDBOX_BACKEND": "subprocess"}
+    return {**os.environ, **job_model_env(url), "CO_TUI_SANDBOX_BACKEND": "subprocess"}
 
 
 def co_tui(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

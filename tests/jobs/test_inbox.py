@@ -22,8 +22,8 @@ from co_tui.session.jobs.schedule import parse_schedule
 from co_tui.session.jobs.store import Due, JobStore
 from co_tui.store.session_store import SessionStore
 from tests.cli_in_process import Ran, run_co_tui
+from tests.jobs.helpers import job_model_env
 from tests.servers.fake_openai import serve, text, tool_call
-from tests.test_headless import openai_env
 
 pytestmark = pytest.mark.usefixtures("allow_model_requests")
 
@@ -43,7 +43,7 @@ async def proposed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]
     """A job's run that asked for the three commands: their inbox ids, in order."""
     script = [*(tool_call("run_shell_command", cmd=c) for c in COMMANDS), text("All held.")]
     with serve(script) as srv:
-        for name, value in openai_env(srv.url).items():
+        for name, value in job_model_env(srv.url).items():
             monkeypatch.setenv(name, value)
         monkeypatch.setenv("CO_TUI_SANDBOX_BACKEND", "subprocess")  # every command asks
         store = JobStore(jobs_db())

@@ -4,18 +4,22 @@ is recorded, whatever the run meets."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from co_tui.session.jobs.run import run_job
+from co_tui.config.settings import Permissions, Settings
+from co_tui.llm.providers import configured_provider
+from co_tui.permissions.ruleset import PermissionRules
+from co_tui.session.jobs.run import job_settings, run_job
 from co_tui.session.jobs.schedule import parse_schedule
 from co_tui.session.jobs.store import Due, JobStore
+from tests.jobs.helpers import job_model_env
 from tests.sandbox.conftest import make_workspace
 from tests.servers.fake_openai import error, serve, text, tool_call
-from tests.test_headless import openai_env
 
 
 @pytest.fixture
@@ -32,7 +36,7 @@ def claimed(store: JobStore, workspace: Path) -> Due:
 
 
 def use_server(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
-    for name, value in openai_env(url).items():
+    for name, value in job_model_env(url).items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("CO_TUI_SANDBOX_BACKEND", "subprocess")
 
@@ -118,3 +122,36 @@ async def test_a_project_that_allows_a_command_cannot_let_a_job_run_it(
     assert outcome.held == 1 and "project undecided" in outcome.detail, outcome.detail
     (proposal,) = store.proposals()
     assert proposal.args == {"cmd": "touch pwned"}
+
+
+@pytest.mark.usefixtures("allow_model_requests")
+async def test_a_job_runs_on_least_privilege_whatever_the_user_allowed_in_the_app(
+    store: JobStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's own settings.json allows `shell(touch *)` and turns approve-all on, and a
+    rule saved for the project allows it too: in the app `touch` would run; in a job it is
+    filed and does not (an injected page in a job's mail must not find a standing grant)."""
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "co-tui"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "settings.json").write_text(
+        json.dumps({"auto_confirm": True, "permissions": {"allow": ["shell(touch *)"]}})
+    )
+    PermissionRules.from_settings(Permissions(), tmp_path).save("shell(touch *)")
+    script = [tool_call("run_shell_command", cmd="touch granted"), text("Asked for it.")]
+    with serve(script) as srv:
+        use_server(monkeypatch, srv.url)
+        due = claimed(store, tmp_path)
+        outcome = await run_job(store, due.job, due.slot)
+    assert not (tmp_path / "granted").exists()
+    assert outcome.held == 1, outcome.detail
+    (proposal,) = store.proposals()
+    assert proposal.args == {"cmd": "touch granted"}
+
+
+def test_jobs_run_on_the_embedded_model_unless_the_user_chose_another() -> None:
+    configured = Settings(llm_provider="openai", model="", openai_model="gpt-4o-mini")
+    assert configured_provider(job_settings(configured)) == "local"
+    same = configured.model_copy(update={"jobs_model": "same"})
+    assert configured_provider(job_settings(same)) == "openai"
+    other = configured.model_copy(update={"jobs_model": "ollama:qwen3:4b"})
+    assert job_settings(other).model == "ollama:qwen3:4b"

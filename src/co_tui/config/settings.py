@@ -253,6 +253,11 @@ class Settings(BaseSettings):
     notifications: bool = True
     notify_after_s: float = Field(default=10, ge=0)
 
+    # --- Jobs ---
+    # The model scheduled jobs and briefings run on: "local" (the embedded model), "same"
+    # (the model configured above), or a model string as for `model`.
+    jobs_model: str = "local"
+
     @classmethod
     def settings_customise_sources(
         cls,

@@ -73,6 +73,11 @@ class PermissionRules:
         ]
         return cls(configured, ProjectRuleStore(workspace))
 
+    def without_allowances(self) -> PermissionRules:
+        """Only what denies or asks: settings.json's deny and ask rules, no allow rule and
+        none saved for the project (the least-privilege profile of a job)."""
+        return PermissionRules(entry for entry in self.configured if entry.action != "allow")
+
     @property
     def cannot_save(self) -> str:
         """Why rules cannot be saved for this project; "" when they can."""

@@ -1,7 +1,13 @@
 """One run of a job: an ordinary session in the job's workspace (listed in `/resume`, its
 spans in the span viewer), its prompt the job's, with the job's frontend holding every call
 that needs approval. The workspace's settings load as for any session there: the project's
-only as far as the user trusts it, and that trust is written in the run's record."""
+only as far as the user trusts it, and that trust is written in the run's record.
+
+A job runs on the least-privilege profile: no allow rule (settings.json's or saved for the
+project) and no approve-all applies, so only what the built-in policy runs without asking
+(read-only commands in an isolating sandbox, read-only tools) runs; every other call is
+filed in the inbox. Its model is `jobs_model`'s (the embedded one unless the user chose).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +20,11 @@ from co_tui.session.jobs.frontend import JobFrontend
 from co_tui.session.jobs.store import Job, JobStore, RunState
 
 if TYPE_CHECKING:
+    from co_tui.config.settings import Settings
     from co_tui.config.trust import LoadedSettings
+
+JOBS_MODEL_LOCAL = "local"
+JOBS_MODEL_SAME = "same"
 
 
 @dataclass(frozen=True)
@@ -33,6 +43,17 @@ def _loaded(workspace: Path) -> tuple[LoadedSettings, str]:
     if loaded.project is None:
         return loaded, "no project files"
     return loaded, f"project {loaded.project.decision}"
+
+
+def job_settings(settings: Settings) -> Settings:
+    """The settings a job runs with: its model (`jobs_model`), approve-all off."""
+    update: dict[str, object] = {"auto_confirm": False}
+    choice = settings.jobs_model.strip()
+    if choice == JOBS_MODEL_LOCAL:
+        update |= {"llm_provider": "local", "model": ""}
+    elif choice and choice != JOBS_MODEL_SAME:
+        update["model"] = choice
+    return settings.model_copy(update=update)
 
 
 async def run_job(store: JobStore, job: Job, slot: str) -> RunOutcome:
@@ -58,13 +79,18 @@ async def run_job(store: JobStore, job: Job, slot: str) -> RunOutcome:
         return RunOutcome("failed", None, 0, detail)
     frontend = JobFrontend(store, key, job, slot)
     session = ChatSession(
-        loaded.settings, workspace=job.workspace, frontend=frontend, project=loaded.view
+        job_settings(loaded.settings),
+        workspace=job.workspace,
+        frontend=frontend,
+        project=loaded.view,
     )
     state: RunState = "failed"
     detail = trust
     session_id: str | None = None  # once the session started (and so is stored)
     try:
         await session.start(None)
+        deps = session.built()[1]
+        deps.permissions = deps.permissions.without_allowances()
         session_id = session.session_id
         store.started(job.id, slot, session_id)
         result = await session.run(job.prompt)

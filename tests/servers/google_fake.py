@@ -375,7 +375,10 @@ class FakeGoogle(FakeServer):
         headers = {h["name"].lower(): h["value"].lower() for h in m["payload"]["headers"]}
         for term in query.split():
             key, _, value = term.partition(":")
-            if value and key in ("from", "subject", "to"):
+            if key in ("is", "in") and value:  # is:unread, in:inbox: Gmail's label terms
+                if value.upper() not in m["labelIds"]:
+                    return False
+            elif value and key in ("from", "subject", "to"):
                 if value not in headers.get(key, ""):
                     return False
             elif term not in (m["snippet"].lower() + " " + headers.get("subject", "")):

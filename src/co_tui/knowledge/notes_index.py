@@ -335,6 +335,14 @@ class NotesIndex:
             items = [(p, t) for p, t in items if tag_matches(tag, t)]
         return items
 
+    def recent(self, since_ns: int, limit: int) -> list[str]:
+        """The notes changed at or after `since_ns` (as refresh() last saw them), newest
+        first, at most `limit`."""
+        with self._lock:
+            self._connect()
+            changed = [(mtime, p) for p, (_, mtime, _) in self._known.items() if mtime >= since_ns]
+        return [path for _, path in sorted(changed, reverse=True)[:limit]]
+
     def paths(self) -> list[str]:
         with self._lock:
             self._connect()

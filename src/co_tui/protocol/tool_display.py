@@ -13,7 +13,9 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class ToolDisplay:
     """`text` is shown verbatim under the call's line in the transcript. `error` marks a
-    terminal failure (the model is told to go another way): the call shows as failed."""
+    terminal failure (the model is told to go another way): the call shows as failed.
+    `count`: how many items the text lists, when the tool counted them."""
 
     text: str
     error: bool = False
+    count: int | None = None

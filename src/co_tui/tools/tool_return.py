@@ -6,6 +6,7 @@ been sent); co-tui reads the `ToolDisplay` in the metadata, never the dict's key
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pydantic_ai import ToolReturn
@@ -14,4 +15,8 @@ from co_tui.protocol.tool_display import ToolDisplay
 
 
 def tool_return(display: ToolDisplay, **fields: Any) -> ToolReturn:
+    """`fields["count"]`, when given, is the display's count too."""
+    count = fields.get("count")
+    if isinstance(count, int):
+        display = replace(display, count=count)
     return ToolReturn(return_value={"display": display.text, **fields}, metadata=display)

@@ -22,6 +22,8 @@ from co_tui.session.jobs.store import Job, JobStore, RunState
 if TYPE_CHECKING:
     from co_tui.config.settings import Settings
     from co_tui.config.trust import LoadedSettings
+    from co_tui.session.chat import ChatSession
+    from co_tui.turn.runner import TurnResult
 
 JOBS_MODEL_LOCAL = "local"
 JOBS_MODEL_SAME = "same"
@@ -33,6 +35,7 @@ class RunOutcome:
     session_id: str | None
     held: int  # calls filed for approval
     detail: str
+    answer: str = ""  # the run's last answer (a briefing's summary and facts)
 
 
 def _loaded(workspace: Path) -> tuple[LoadedSettings, str]:
@@ -87,13 +90,18 @@ async def run_job(store: JobStore, job: Job, slot: str) -> RunOutcome:
     state: RunState = "failed"
     detail = trust
     session_id: str | None = None  # once the session started (and so is stored)
+    answer = ""
     try:
         await session.start(None)
         deps = session.built()[1]
         deps.permissions = deps.permissions.without_allowances()
         session_id = session.session_id
         store.started(job.id, slot, session_id)
-        result = await session.run(job.prompt)
+        if job.kind == "briefing":
+            result = await _briefing(session, store, job)
+        else:
+            result = await session.run(job.prompt)
+        answer = result.output or ""
         state = "failed" if result.error or result.interrupted else "done"
         if result.error:
             detail = f"{trust}; {result.error}"
@@ -103,4 +111,13 @@ async def run_job(store: JobStore, job: Job, slot: str) -> RunOutcome:
         await session.aclose()
     detail += f"; {frontend.held} call(s) held for approval" if frontend.held else ""
     store.finish(job.id, slot, state, detail)
-    return RunOutcome(state, session_id, frontend.held, detail)
+    return RunOutcome(state, session_id, frontend.held, detail, answer)
+
+
+async def _briefing(session: ChatSession, store: JobStore, job: Job) -> TurnResult:
+    from co_tui.session.jobs.briefing import run_briefing
+
+    bundle = session.built()[0]
+    if bundle.resolved is None:
+        raise RuntimeError("the briefing needs a configured model to summarise")
+    return await run_briefing(session, bundle.resolved.model, store.proposals(), job.prompt)

@@ -26,6 +26,9 @@ from co_tui.session.jobs.schedule import Schedule, slot_of
 
 TIMEOUT_S = 10.0
 RunState = Literal["running", "done", "failed", "interrupted"]
+# prompt: the model answers the job's prompt; briefing: session/jobs/briefing.py, the prompt
+# being the user's wishes for its summary.
+JobKind = Literal["prompt", "briefing"]
 # waiting -> approving -> approved | failed; waiting -> denied
 ProposalState = Literal["waiting", "approving", "approved", "failed", "denied"]
 RUN_NOW = "now:"  # a slot that starts so was asked for by `run-now`, not by the schedule
@@ -40,7 +43,8 @@ CREATE TABLE IF NOT EXISTS jobs (
     schedule TEXT NOT NULL,
     workspace TEXT NOT NULL,
     created TEXT NOT NULL,
-    paused INTEGER NOT NULL DEFAULT 0
+    paused INTEGER NOT NULL DEFAULT 0,
+    kind TEXT NOT NULL DEFAULT 'prompt'
 );
 CREATE TABLE IF NOT EXISTS runs (
     job_id TEXT NOT NULL,
@@ -92,6 +96,7 @@ class Job:
     workspace: Path
     created: datetime
     paused: bool
+    kind: JobKind = "prompt"
 
 
 @dataclass(frozen=True)
@@ -156,6 +161,10 @@ class Proposal:
         return self.what.args_hash
 
 
+def _job_kind(text: str) -> JobKind:
+    return "briefing" if text == "briefing" else "prompt"
+
+
 def _proposal_state(text: str) -> ProposalState:
     for state in get_args(ProposalState):
         if text == state:
@@ -174,6 +183,14 @@ class JobStore:
         self.path = path or jobs_path()
         self._conn = open_private_db(self.path, timeout=TIMEOUT_S)
         self._conn.executescript(_SCHEMA)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """A jobs.db written before jobs had kinds."""
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(jobs)")}
+        if "kind" not in columns:
+            with self._write() as db:
+                db.execute("ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'prompt'")
 
     def close(self) -> None:
         self._conn.close()
@@ -186,27 +203,41 @@ class JobStore:
     # --- jobs ---------------------------------------------------------------------------
 
     def add(
-        self, prompt: str, schedule: Schedule, workspace: Path, created: datetime | None = None
+        self,
+        prompt: str,
+        schedule: Schedule,
+        workspace: Path,
+        created: datetime | None = None,
+        kind: JobKind = "prompt",
     ) -> Job:
         job = Job(
-            uuid.uuid4().hex[:8], prompt, schedule, workspace, created or _now(), paused=False
+            uuid.uuid4().hex[:8],
+            prompt,
+            schedule,
+            workspace,
+            created or _now(),
+            paused=False,
+            kind=kind,
         )
         with self._write() as db:
             db.execute(
-                "INSERT INTO jobs (id, prompt, schedule, workspace, created) VALUES (?,?,?,?,?)",
+                "INSERT INTO jobs (id, prompt, schedule, workspace, created, kind)"
+                " VALUES (?,?,?,?,?,?)",
                 (
                     job.id,
                     prompt,
                     json.dumps(schedule.to_json()),
                     str(workspace),
                     job.created.isoformat(),
+                    kind,
                 ),
             )
         return job
 
     def jobs(self) -> list[Job]:
         rows = self._conn.execute(
-            "SELECT id, prompt, schedule, workspace, created, paused FROM jobs ORDER BY created"
+            "SELECT id, prompt, schedule, workspace, created, paused, kind FROM jobs"
+            " ORDER BY created"
         ).fetchall()
         return [
             Job(
@@ -216,8 +247,9 @@ class JobStore:
                 Path(workspace),
                 datetime.fromisoformat(created),
                 bool(paused),
+                _job_kind(kind),
             )
-            for id_, prompt, schedule, workspace, created, paused in rows
+            for id_, prompt, schedule, workspace, created, paused, kind in rows
         ]
 
     def job(self, job_id: str) -> Job | None:

@@ -12,7 +12,7 @@ import typer
 
 from co_tui import __version__
 from co_tui.config.settings import Settings, SettingsError
-from co_tui.daemon.commands import daemon_command, inbox_app, jobs_app
+from co_tui.daemon.commands import daemon_app, inbox_app, jobs_app
 from co_tui.headless.runner import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -570,7 +570,7 @@ app.add_typer(auth_app, name="auth")
 app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(jobs_app, name="jobs")
 app.add_typer(inbox_app, name="inbox")
-app.command("daemon")(daemon_command)
+app.add_typer(daemon_app, name="daemon")
 
 
 @auth_app.command("google")

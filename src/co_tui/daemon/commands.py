@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from co_tui.daemon.install import Kind
 from co_tui.safety.visible import visible
 
 if TYPE_CHECKING:
-    from co_tui.session.jobs.store import JobStore
+    from co_tui.session.jobs.store import JobKind, JobStore
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -24,8 +26,12 @@ jobs_app = typer.Typer(
 )
 
 
-def _fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
+def _err(message: str) -> None:
     typer.echo(f"co-tui: {visible(message, keep='')}", err=True)
+
+
+def _fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
+    _err(message)
     return typer.Exit(code)
 
 
@@ -52,16 +58,30 @@ def add_command(
             "('0 8 * * 1-5'), in your time zone."
         ),
     ],
-    prompt: Annotated[str, typer.Argument(help="What the job asks, as you would type it.")],
+    prompt: Annotated[
+        str,
+        typer.Argument(
+            help="What the job asks, as you would type it (with --briefing: what the "
+            "summary should keep in mind, optional)."
+        ),
+    ] = "",
     timezone: Annotated[
         str | None, typer.Option("--timezone", help="An IANA zone (default: the system's).")
     ] = None,
+    briefing: Annotated[
+        bool,
+        typer.Option(
+            "--briefing",
+            help="A morning briefing: today's calendar, unread mail, changed notes and "
+            "the inbox, gathered by co-tui and summarised by the model.",
+        ),
+    ] = False,
 ) -> None:
     """Add a job that runs PROMPT in this directory on SCHEDULE."""
     from co_tui.daemon.runner import wake_daemon
     from co_tui.session.jobs.schedule import ScheduleError, parse_schedule
 
-    if not prompt.strip():
+    if not prompt.strip() and not briefing:
         raise _fail("the prompt is empty", EXIT_USAGE)
     now = datetime.now(UTC)
     try:
@@ -70,7 +90,8 @@ def add_command(
         raise _fail(str(exc), EXIT_USAGE) from None
     store = _store()
     try:
-        job = store.add(prompt, parsed, Path.cwd().resolve(), created=now)
+        kind: JobKind = "briefing" if briefing else "prompt"
+        job = store.add(prompt.strip(), parsed, Path.cwd().resolve(), created=now, kind=kind)
         due = store.next_due(job)
     finally:
         store.close()
@@ -91,9 +112,10 @@ def list_command() -> None:
             state = "paused" if job.paused else f"next {_local(due.fire if due else None)}"
             runs = store.runs(job.id)
             last = f"; last {runs[-1].state}" if runs else ""
+            what = f"briefing {job.prompt}".strip() if job.kind == "briefing" else job.prompt
             typer.echo(
                 f"{job.id}  {_shown(job.schedule.text)} ({job.schedule.timezone})  "
-                f"{state}{last}  {_shown(job.prompt)[:60]}"
+                f"{state}{last}  {_shown(what)[:60]}"
             )
         if not jobs:
             typer.echo("no jobs (co-tui jobs add SCHEDULE PROMPT)")
@@ -157,6 +179,8 @@ def run_now_command(job_id: str) -> None:
         outcome = asyncio.run(run_job(store, job, slot))
     finally:
         store.close()
+    if outcome.answer:
+        typer.echo(visible(outcome.answer, keep="\n"))
     session = f" (session {outcome.session_id[:8]})" if outcome.session_id else ""
     typer.echo(f"job {job_id} {outcome.state}{session}: {_shown(outcome.detail)}")
     if outcome.state != "done":
@@ -256,11 +280,71 @@ def rotate_key_command() -> None:
     typer.echo(f"new inbox key {key_id}: proposals signed by the old one are void")
 
 
-def daemon_command() -> None:
+daemon_app = typer.Typer(
+    help="Run due jobs until stopped (one daemon per data folder); `install` makes it a "
+    "service that starts at login.",
+    invoke_without_command=True,
+)
+
+KindOption = Annotated[
+    Kind | None,
+    typer.Option(
+        "--kind",
+        help="systemd (a user service) or launchd (a macOS agent); default: this system's.",
+    ),
+]
+
+
+@daemon_app.callback()
+def daemon_command(ctx: typer.Context) -> None:
     """Run due jobs until stopped (one daemon per data folder)."""
+    if ctx.invoked_subcommand is not None:
+        return
     from co_tui.daemon.runner import DaemonRunning, serve
 
     try:
         asyncio.run(serve())
     except DaemonRunning as exc:
         raise _fail(str(exc)) from None
+
+
+def _out(message: str) -> None:
+    typer.echo(visible(message, keep=""))
+
+
+@daemon_app.command("install")
+def install_command(
+    kind: KindOption = None,
+    print_only: Annotated[
+        bool, typer.Option("--print", help="Write nothing: print the file to standard output.")
+    ] = False,
+) -> None:
+    """Run the daemon as a systemd user service or a launchd agent, started at login."""
+    from co_tui.daemon.install import InstallError, default_kind, install, service_file
+
+    chosen = kind or default_kind()
+    try:
+        if print_only:
+            sys.stdout.write(service_file(chosen).decode())
+            sys.stdout.flush()
+            return
+        done = install(chosen, say=_out, warn=_err)
+    except InstallError as exc:
+        raise _fail(f"nothing installed: {exc}") from None
+    except OSError as exc:
+        raise _fail(f"cannot write the service file: {exc}") from None
+    if not done:
+        raise typer.Exit(EXIT_ERROR)
+
+
+@daemon_app.command("uninstall")
+def uninstall_command(kind: KindOption = None) -> None:
+    """Stop the service or agent and remove its file."""
+    from co_tui.daemon.install import default_kind, uninstall
+
+    try:
+        done = uninstall(kind or default_kind(), say=_out, warn=_err)
+    except OSError as exc:
+        raise _fail(f"cannot remove the service file: {exc}") from None
+    if not done:
+        raise typer.Exit(EXIT_ERROR)

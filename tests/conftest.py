@@ -37,6 +37,10 @@ _SCRUBBED_ENV = (
     "GOOGLE_CREDENTIALS_PATH",
     "BRAVE_SEARCH_API_KEY",
     "OTEL_EXPORTER_OTLP_ENDPOINT",
+    # A desktop session: a daemon under test would notify it, the clipboard reach it.
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
 )
 
 settings.register_profile("ci", max_examples=CI_EXAMPLES)

@@ -11,13 +11,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from co_tui.config.settings import Settings
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session.chat import ChatSession
 from co_tui.session.jobs.envelope import Seal, Sealed
-from co_tui.session.jobs.store import Proposal
+from co_tui.session.jobs.run import run_job
+from co_tui.session.jobs.schedule import parse_schedule
+from co_tui.session.jobs.store import Due, JobStore, Proposal
 from tests.helpers import make_deps
 from tests.integrations.conftest import RecordingSleep, authorized_user_info, wire
+from tests.servers.fake_openai import serve, text, tool_call
 from tests.servers.google_fake import FakeGoogle
 from tests.test_headless import openai_env
 
@@ -123,3 +128,25 @@ def briefing_session(
     wire(deps, google, None, sleep=RecordingSleep())
     deps.clock = lambda: MORNING
     return ChatSession(settings, workspace=workspace, frontend=frontend, deps=deps)
+
+
+async def propose_commands(
+    workspace: Path, commands: list[str], monkeypatch: pytest.MonkeyPatch
+) -> list[str]:
+    """A job's run in `workspace` whose model asks for `commands` (subprocess sandbox: each
+    asks, so each is filed): their inbox ids, in order. Nothing ran."""
+    script = [*(tool_call("run_shell_command", cmd=c) for c in commands), text("All held.")]
+    with serve(script) as srv:
+        for name, value in job_model_env(srv.url).items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("CO_TUI_SANDBOX_BACKEND", "subprocess")
+        store = JobStore(Path(os.environ["XDG_DATA_HOME"]) / "co-tui" / "jobs.db")
+        now = datetime.now(UTC)
+        job = store.add("run these", parse_schedule("in 1 hour", now), workspace)
+        due = Due(job, store.run_now_slot(), now)
+        assert store.claim(due)
+        outcome = await run_job(store, job, due.slot)
+        assert outcome.held == len(commands), outcome.detail
+        ids = [p.seal.short_id for p in store.proposals()]
+        store.close()
+    return ids

@@ -17,13 +17,10 @@ import pytest
 from co_tui.protocol.frontend import args_hash
 from co_tui.session.jobs.decide import Refused, approve
 from co_tui.session.jobs.envelope import SigningKey
-from co_tui.session.jobs.run import run_job
-from co_tui.session.jobs.schedule import parse_schedule
-from co_tui.session.jobs.store import Due, JobStore
+from co_tui.session.jobs.store import JobStore
 from co_tui.store.session_store import SessionStore
 from tests.cli_in_process import Ran, run_co_tui
-from tests.jobs.helpers import job_model_env
-from tests.servers.fake_openai import serve, text, tool_call
+from tests.jobs.helpers import propose_commands
 
 pytestmark = pytest.mark.usefixtures("allow_model_requests")
 
@@ -41,22 +38,7 @@ def jobs_db() -> Path:
 @pytest.fixture
 async def proposed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """A job's run that asked for the three commands: their inbox ids, in order."""
-    script = [*(tool_call("run_shell_command", cmd=c) for c in COMMANDS), text("All held.")]
-    with serve(script) as srv:
-        for name, value in job_model_env(srv.url).items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("CO_TUI_SANDBOX_BACKEND", "subprocess")  # every command asks
-        store = JobStore(jobs_db())
-        now = datetime.now(UTC)
-        job = store.add("log three lines", parse_schedule("in 1 hour", now), tmp_path)
-        due = Due(job, store.run_now_slot(), now)
-        assert store.claim(due)
-        outcome = await run_job(store, job, due.slot)
-        assert outcome.held == 3, outcome.detail
-        ids = [p.seal.short_id for p in store.proposals()]
-        store.close()
-    assert not (tmp_path / "ran.txt").exists()
-    return ids
+    return await propose_commands(tmp_path, COMMANDS, monkeypatch)
 
 
 def ran(workspace: Path) -> list[str]:

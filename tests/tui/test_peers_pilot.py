@@ -12,7 +12,8 @@ from textual import events
 from textual.drivers.headless_driver import HeadlessDriver
 
 from co_tui.config.settings import Settings
-from co_tui.tui.terminal.notify import notification_sequence, safe_line
+from co_tui.safety.visible import safe_line
+from co_tui.tui.terminal.notify import notification_sequence
 from co_tui.tui.widgets.items import Note
 from tests.helpers import user_prompts
 from tests.tui.helpers import (

@@ -54,7 +54,7 @@ async def test_a_tools_display_reaches_the_transcript_and_the_model_reads_the_sa
         assert "No memories saved yet." in shown
         assert '"count"' not in shown  # the display, not the result's JSON
         (part,) = tool_returns(app.session.history)
-    assert part.metadata == ToolDisplay("No memories saved yet.")
+    assert part.metadata == ToolDisplay("No memories saved yet.", count=0)
     # What the model is sent is the result as before, display text included.
     assert part.model_response_str() == (
         '{"display":"No memories saved yet.","count":0,"has_more":false}'
@@ -93,7 +93,7 @@ async def test_a_resumed_session_shows_its_tools_display(tmp_path: Path) -> None
         block = second.chat.transcript.query_one(ToolCallBlock)
         assert block.status == "ok" and "No memories saved yet." in rendered(block)
         (part,) = tool_returns(second.session.history)
-        assert part.metadata == ToolDisplay("No memories saved yet.")  # typed again
+        assert part.metadata == ToolDisplay("No memories saved yet.", count=0)  # typed again
 
 
 # A session as co-tui stored it before displays were typed: the display is only in the

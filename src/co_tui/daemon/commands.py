@@ -13,6 +13,7 @@ import typer
 
 from co_tui.daemon.install import Kind
 from co_tui.safety.visible import visible
+from co_tui.session.jobs.listing import local_time, one_line
 
 if TYPE_CHECKING:
     from co_tui.session.jobs.store import JobKind, JobStore
@@ -35,18 +36,10 @@ def _fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _shown(text: str) -> str:
-    return visible(" ".join(text.split()), keep="")
-
-
 def _store() -> JobStore:
     from co_tui.session.jobs.store import JobStore
 
     return JobStore()
-
-
-def _local(moment: datetime | None) -> str:
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z") if moment else "never"
 
 
 @jobs_app.command("add")
@@ -78,7 +71,7 @@ def add_command(
     ] = False,
 ) -> None:
     """Add a job that runs PROMPT in this directory on SCHEDULE."""
-    from co_tui.daemon.runner import wake_daemon
+    from co_tui.session.jobs.daemon_lock import wake_daemon
     from co_tui.session.jobs.schedule import ScheduleError, parse_schedule
 
     if not prompt.strip() and not briefing:
@@ -96,7 +89,7 @@ def add_command(
     finally:
         store.close()
     woke = wake_daemon(store.path)
-    typer.echo(f"job {job.id}: next run {_local(due.fire if due else None)}")
+    typer.echo(f"job {job.id}: next run {local_time(due.fire if due else None)}")
     if not woke:
         typer.echo("no daemon runs: start one with `co-tui daemon`")
 
@@ -104,19 +97,13 @@ def add_command(
 @jobs_app.command("list")
 def list_command() -> None:
     """Every job: its id, next run, schedule, state and prompt."""
+    from co_tui.session.jobs.listing import job_line
+
     store = _store()
     try:
         jobs = store.jobs()
         for job in jobs:
-            due = None if job.paused else store.next_due(job)
-            state = "paused" if job.paused else f"next {_local(due.fire if due else None)}"
-            runs = store.runs(job.id)
-            last = f"; last {runs[-1].state}" if runs else ""
-            what = f"briefing {job.prompt}".strip() if job.kind == "briefing" else job.prompt
-            typer.echo(
-                f"{job.id}  {_shown(job.schedule.text)} ({job.schedule.timezone})  "
-                f"{state}{last}  {_shown(what)[:60]}"
-            )
+            typer.echo(job_line(store, job))
         if not jobs:
             typer.echo("no jobs (co-tui jobs add SCHEDULE PROMPT)")
     finally:
@@ -124,7 +111,7 @@ def list_command() -> None:
 
 
 def _set_paused(job_id: str, paused: bool) -> None:
-    from co_tui.daemon.runner import wake_daemon
+    from co_tui.session.jobs.daemon_lock import wake_daemon
 
     store = _store()
     try:
@@ -151,7 +138,7 @@ def resume_command(job_id: str) -> None:
 @jobs_app.command("remove")
 def remove_command(job_id: str) -> None:
     """Remove a job (its past runs and what they proposed stay)."""
-    from co_tui.daemon.runner import wake_daemon
+    from co_tui.session.jobs.daemon_lock import wake_daemon
 
     store = _store()
     try:
@@ -182,7 +169,7 @@ def run_now_command(job_id: str) -> None:
     if outcome.answer:
         typer.echo(visible(outcome.answer, keep="\n"))
     session = f" (session {outcome.session_id[:8]})" if outcome.session_id else ""
-    typer.echo(f"job {job_id} {outcome.state}{session}: {_shown(outcome.detail)}")
+    typer.echo(f"job {job_id} {outcome.state}{session}: {one_line(outcome.detail)}")
     if outcome.state != "done":
         raise typer.Exit(EXIT_ERROR)
 
@@ -200,6 +187,8 @@ def inbox_command(
     """List what jobs proposed and nothing ran yet."""
     if ctx.invoked_subcommand is not None:
         return
+    from co_tui.session.jobs.listing import proposal_lines
+
     store = _store()
     try:
         waiting = store.proposals()
@@ -220,12 +209,8 @@ def inbox_command(
             }
             typer.echo(visible(json.dumps(row, ensure_ascii=False), keep=""))
             continue
-        args = _shown(json.dumps(p.args, ensure_ascii=False))
-        typer.echo(f"{p.seal.short_id}  {p.tool_name} {args[:100]}")
-        typer.echo(
-            f"    {_shown(p.reason)}; job {p.job_id}, session {p.session_id[:8]}, "
-            f"expires {_local(p.seal.expires)}"
-        )
+        for line in proposal_lines(p):
+            typer.echo(line)
     if not waiting and not as_json:
         typer.echo("the inbox is empty")
 
@@ -251,7 +236,7 @@ def _decide(short_id: str, approve: bool) -> None:
     finally:
         store.close()
     p = decided.proposal
-    typer.echo(f"{p.seal.short_id} {p.tool_name}: {decided.state} ({_shown(decided.detail)})")
+    typer.echo(f"{p.seal.short_id} {p.tool_name}: {decided.state} ({one_line(decided.detail)})")
     if decided.state == "failed":
         raise typer.Exit(EXIT_ERROR)
 
@@ -300,7 +285,8 @@ def daemon_command(ctx: typer.Context) -> None:
     """Run due jobs until stopped (one daemon per data folder)."""
     if ctx.invoked_subcommand is not None:
         return
-    from co_tui.daemon.runner import DaemonRunning, serve
+    from co_tui.daemon.runner import serve
+    from co_tui.session.jobs.daemon_lock import DaemonRunning
 
     try:
         asyncio.run(serve())

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import plistlib
 import re
 import shlex
 import shutil
@@ -188,6 +187,8 @@ def launchd_plist(command: Sequence[str], env: Mapping[str, str], log_path: Path
     values = _checked_env(env)
     if values:
         agent["EnvironmentVariables"] = values
+    import plistlib  # only for this: not at every start of co-tui
+
     return plistlib.dumps(agent, fmt=plistlib.FMT_XML)
 
 
@@ -282,7 +283,7 @@ def _service_pid(kind: Kind) -> int | None:
 
 
 def _warn_if_a_daemon_runs(kind: Kind, warn: Say) -> None:
-    from co_tui.daemon.runner import running_daemon
+    from co_tui.session.jobs.daemon_lock import running_daemon
     from co_tui.session.jobs.store import jobs_path
 
     pid = running_daemon(jobs_path())

@@ -5,14 +5,14 @@ first), marks the runs a killed process left behind as interrupted (never re-run
 loops: run what is due, one job at a time, each claimed first so that nothing runs twice;
 sleep until the next fire time. Sleeps are cut at MAX_SLEEP_S and the wall clock read again,
 so a suspended laptop or a clock that jumped is noticed within a minute; `co-tui jobs add`
-and the like wake it at once (SIGUSR1). Idle, it wakes once a minute at most.
+and the like wake it at once (SIGUSR1). Idle, it wakes once a minute at most. When a run
+ends the desktop is told (co_tui.daemon.notify) from a thread, so no signal waits on it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import os
 import signal
 import sys
@@ -20,68 +20,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from co_tui.daemon.notify import announce
 from co_tui.safety.visible import visible
+from co_tui.session.jobs.daemon_lock import lock_path, take_lock
 from co_tui.session.jobs.run import run_job
 from co_tui.session.jobs.store import JobStore, jobs_path
 
-LOCK_NAME = "daemon.lock"
 MAX_SLEEP_S = 60.0
-
-
-class DaemonRunning(Exception):
-    """Another daemon holds this data folder."""
-
-
-def lock_path(store_path: Path) -> Path:
-    return store_path.with_name(LOCK_NAME)
-
-
-def take_lock(path: Path) -> int:
-    """Hold `path` for this process (the file descriptor, kept open while it runs); raises
-    DaemonRunning naming the holder."""
-    from co_tui.safety.private_files import private_dir
-
-    private_dir(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.read(fd, 32).decode(errors="replace").strip()
-        os.close(fd)
-        raise DaemonRunning(
-            f"a daemon (pid {holder or '?'}) already runs the jobs of {path.parent}"
-        ) from None
-    os.ftruncate(fd, 0)
-    os.write(fd, str(os.getpid()).encode())
-    return fd
-
-
-def running_daemon(store_path: Path) -> int | None:
-    """The pid of the daemon holding `store_path`'s folder, or None when none does."""
-    path = lock_path(store_path)
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        text = os.read(fd, 32).decode(errors="replace").strip()
-        return int(text) if text.isdigit() else None
-    finally:
-        os.close(fd)  # a shared lock taken here goes with it
-    return None
-
-
-def wake_daemon(store_path: Path) -> bool:
-    """Tell a running daemon that the jobs changed; False when none runs."""
-    pid = running_daemon(store_path)
-    if pid is None:
-        return False
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGUSR1)
-        return True
-    return False
 
 
 def say(message: str) -> None:
@@ -112,6 +57,9 @@ async def serve(store_path: Path | None = None, *, report: Callable[[str], None]
                 report(f"job {due.job.id} ({due.slot}) starts")
                 outcome = await run_job(store, due.job, due.slot)
                 report(f"job {due.job.id} ({due.slot}) {outcome.state}: {outcome.detail}")
+                shown = await asyncio.to_thread(announce, due.job, outcome)
+                if shown is not None:
+                    report(f"notified: {shown}")
             if ready:
                 continue
             delay = MAX_SLEEP_S

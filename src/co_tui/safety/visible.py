@@ -4,7 +4,8 @@ Control characters (C0 but newline, DEL, C1), ESC-led terminal sequences, bidi o
 isolates, zero-width and other invisible format characters are replaced by a printable
 escape (`\\x1b`, `\\u202e`, `\\t`). Newlines stay, so multi-line values keep their lines.
 `json_text` is the same for a line of JSON: those characters become `\\uXXXX` escapes, so it
-decodes to exactly the strings it was made from.
+decodes to exactly the strings it was made from. `safe_line` is a notification's text: one
+line, escaped, cut short.
 
 Text without a hidden character (nearly all of it) costs one `str.isprintable` pass, at C
 speed; otherwise only the characters outside printable ASCII are looked at one by one.
@@ -16,6 +17,9 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterator
+
+LINE_LIMIT = 160  # a notification's body
+TITLE_LIMIT = 40  # and its title
 
 _NAMED = {"\t": "\\t", "\r": "\\r", "\x1b": "\\x1b", "\x00": "\\x00"}
 _NOT_PRINTABLE_ASCII = re.compile(r"[^ -~]")  # the only characters that can be hidden
@@ -114,3 +118,11 @@ def plain_words(text: str, limit: int = 500) -> str:
         )
     words = " ".join(text.split())
     return words if len(words) <= limit else words[: limit - 1] + "…"
+
+
+def safe_line(text: str, limit: int = LINE_LIMIT) -> str:
+    """`text` on one line of at most `limit` characters, nothing a terminal would act on;
+    ';' is left out (OSC 777 separates its fields with it)."""
+    flat = " ".join(text.split())  # newlines and runs of spaces: one space
+    shown = visible(flat, keep="").replace(";", ",")
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"

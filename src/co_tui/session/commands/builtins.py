@@ -23,6 +23,7 @@ from rich.text import Text
 if TYPE_CHECKING:
     from co_tui.config.settings import Settings
 from co_tui.session.commands.host import NotAvailableHere
+from co_tui.session.commands.jobs_commands import INBOX_COMMAND, JOBS_COMMAND
 from co_tui.session.commands.registry import (
     COMMANDS,
     CommandContext,
@@ -406,6 +407,8 @@ BUILTIN_COMMANDS: dict[str, SlashCommand] = {
         "/permissions [remove N]",
     ),
     "serve": SERVE_COMMAND,
+    "jobs": JOBS_COMMAND,
+    "inbox": INBOX_COMMAND,
     "exit": SlashCommand("exit", "leave co-tui (also /quit, Ctrl+Q)", _exit),
     "quit": SlashCommand("quit", "leave co-tui (also /exit, Ctrl+Q)", _exit),
 }

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from co_tui.agent.build import AgentBundle
     from co_tui.config.settings import Settings
+    from co_tui.protocol.frontend import ApprovalReply, ApprovalRequest
 
 
 class NotAvailableHere(Exception):
@@ -63,6 +64,10 @@ class CommandHost(Protocol):
         """Ask about this project again (the trust dialog); say what now applies (/trust)."""
         ...
 
+    async def decide_proposal(self, request: ApprovalRequest) -> ApprovalReply:
+        """The user's decision on a job's proposal, in the approval dialog (/inbox approve)."""
+        ...
+
 
 class NoScreens:
     """A front without the app's screens, clipboard or session browser: every command that
@@ -103,3 +108,8 @@ class NoScreens:
 
     async def trust_project(self) -> str:
         raise NotAvailableHere("Trust a project with `co-tui trust` in its folder.")
+
+    async def decide_proposal(self, request: ApprovalRequest) -> ApprovalReply:
+        raise NotAvailableHere(
+            "Approve from the app's dialog, or with `co-tui inbox approve ID` in a shell."
+        )

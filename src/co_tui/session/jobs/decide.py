@@ -48,7 +48,8 @@ class Decided:
     detail: str
 
 
-def _checked(store: JobStore, key: SigningKey, short_id: str, now: datetime) -> Proposal:
+def checked(store: JobStore, key: SigningKey, short_id: str, now: datetime) -> Proposal:
+    """The waiting proposal `short_id`, its seal verified; Refused says why not."""
     proposal = store.proposal(short_id)
     if proposal is None:
         raise Refused(f"no proposal {short_id} in the inbox (co-tui inbox lists them)")
@@ -70,7 +71,7 @@ def _use(store: JobStore, key: SigningKey, proposal: Proposal, state: ProposalSt
 
 
 def deny(store: JobStore, key: SigningKey, short_id: str, now: datetime | None = None) -> Decided:
-    proposal = _checked(store, key, short_id, now or datetime.now(UTC))
+    proposal = checked(store, key, short_id, now or datetime.now(UTC))
     _use(store, key, proposal, "denied")
     store.settle(proposal, "denied", "denied from the inbox")
     return Decided(proposal, "denied", "denied from the inbox")
@@ -79,7 +80,7 @@ def deny(store: JobStore, key: SigningKey, short_id: str, now: datetime | None =
 async def approve(
     store: JobStore, key: SigningKey, short_id: str, now: datetime | None = None
 ) -> Decided:
-    proposal = _checked(store, key, short_id, now or datetime.now(UTC))
+    proposal = checked(store, key, short_id, now or datetime.now(UTC))
     _use(store, key, proposal, "approving")
     try:
         state, detail = await _run_once(proposal)

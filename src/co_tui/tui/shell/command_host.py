@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from co_tui.agent.build import AgentBundle
     from co_tui.config.settings import Settings
+    from co_tui.protocol.frontend import ApprovalReply, ApprovalRequest
     from co_tui.tui.shell.app_base import AppBase
     from co_tui.tui.shell.model_choice import ModelChoice
     from co_tui.tui.shell.project_trust import ProjectTrustKeeper
@@ -62,3 +63,6 @@ class AppCommandHost:
 
     async def trust_project(self) -> str:
         return await self.trust.ask_again()
+
+    async def decide_proposal(self, request: ApprovalRequest) -> ApprovalReply:
+        return await self.app.frontend.prompt_approval(request)

@@ -5,8 +5,8 @@ OSC 777 (VTE terminals such as GNOME Terminal, foot, Ghostty) and the bell. A te
 knows neither ignores them. Settings: `notifications` (on/off), `notify_after_s`.
 
 What is sent may come from the model (a tool's arguments): it goes out on one line with
-every hidden character shown as an escape (co_tui.safety.visible), so it cannot end the sequence
-or start one of its own.
+every hidden character shown as an escape (co_tui.safety.visible.safe_line), so it cannot end
+the sequence or start one of its own.
 """
 
 from __future__ import annotations
@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from co_tui.safety.visible import visible
+from co_tui.safety.visible import TITLE_LIMIT, safe_line
 
 if TYPE_CHECKING:
     from textual.app import App
 
 TITLE = "co-tui"
-BODY_LIMIT = 160
 
 
 class AttentionNeeded(Message):
@@ -32,17 +31,9 @@ class AttentionNeeded(Message):
         self.body = body
 
 
-def safe_line(text: str, limit: int = BODY_LIMIT) -> str:
-    """`text` on one line of at most `limit` characters, nothing a terminal would act on;
-    ';' is left out (OSC 777 separates its fields with it)."""
-    flat = " ".join(text.split())  # newlines and runs of spaces: one space
-    shown = visible(flat, keep="").replace(";", ",")
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
-
-
 def notification_sequence(body: str, title: str = TITLE) -> str:
     """OSC 9, OSC 777 and the bell, for `body` (made safe here)."""
-    body, title = safe_line(body), safe_line(title, 40)
+    body, title = safe_line(body), safe_line(title, TITLE_LIMIT)
     return f"\x1b]9;{title}: {body}\a\x1b]777;notify;{title};{body}\a\a"
 
 

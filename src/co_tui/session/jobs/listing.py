@@ -1,0 +1,48 @@
+"""Jobs and the inbox in lines of text, as `co-tui jobs list`, `co-tui inbox`, `/jobs` and
+`/inbox` show them. Everything a job or a model wrote is shown on one line with its hidden
+characters as escapes."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from co_tui.safety.visible import visible
+
+if TYPE_CHECKING:  # the store imports the schedule and signing libraries: not at startup
+    from co_tui.session.jobs.store import Job, JobStore, Proposal
+
+ARGS_SHOWN = 100
+PROMPT_SHOWN = 60
+
+
+def one_line(text: str) -> str:
+    return visible(" ".join(text.split()), keep="")
+
+
+def local_time(moment: datetime | None) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z") if moment else "never"
+
+
+def job_line(store: JobStore, job: Job) -> str:
+    """Id, schedule and zone, next run (or paused), the last run's state, what it does."""
+    due = None if job.paused else store.next_due(job)
+    state = "paused" if job.paused else f"next {local_time(due.fire if due else None)}"
+    runs = store.runs(job.id)
+    last = f"; last {runs[-1].state}" if runs else ""
+    what = f"briefing {job.prompt}".strip() if job.kind == "briefing" else job.prompt
+    return (
+        f"{job.id}  {one_line(job.schedule.text)} ({job.schedule.timezone})  "
+        f"{state}{last}  {one_line(what)[:PROMPT_SHOWN]}"
+    )
+
+
+def proposal_lines(proposal: Proposal) -> tuple[str, str]:
+    """Its id, tool and arguments; then why it asks, whose it is and when it expires."""
+    args = one_line(json.dumps(proposal.args, ensure_ascii=False))
+    return (
+        f"{proposal.seal.short_id}  {proposal.tool_name} {args[:ARGS_SHOWN]}",
+        f"    {one_line(proposal.reason)}; job {proposal.job_id}, "
+        f"session {proposal.session_id[:8]}, expires {local_time(proposal.seal.expires)}",
+    )

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from co_tui.protocol.frontend import args_hash
-from co_tui.session.jobs.decide import Refused, approve
+from co_tui.session.jobs.decide import Refused, approve, expire_waiting
 from co_tui.session.jobs.envelope import SigningKey
 from co_tui.session.jobs.store import JobStore
 from co_tui.store.session_store import SessionStore
@@ -143,3 +143,39 @@ def test_a_denied_proposal_can_never_run(tmp_path: Path, proposed: list[str]) ->
     assert unknown.returncode == 1 and "no proposal 0123456789" in unknown.stderr
     assert ran(tmp_path) == []
     assert [p.seal.short_id for p in JobStore(jobs_db()).proposals()] == proposed[1:]
+    # The job's session was told: resumed, its model reads the call as denied, not run.
+    said = session_text(proposed[0])
+    assert "From the inbox I denied run_shell_command" in said
+    assert "The user denied this action" in said and "denied from the inbox" in said
+
+
+def session_text(short_id: str) -> str:
+    """The stored messages of the job's session, as text, from the decision's turn on."""
+    store = JobStore(jobs_db())
+    (run,) = store.runs()
+    store.close()
+    assert run.session_id
+    sessions = SessionStore()
+    loaded = sessions.load(run.session_id)
+    sessions.close()
+    said = json.dumps([m.parts for m in loaded.messages], default=str)
+    assert f"inbox-{short_id}" in said
+    return said[said.index(f"inbox-{short_id}") - 2000 :]
+
+
+async def test_what_expires_waiting_is_marked_so_and_its_session_told(
+    tmp_path: Path, proposed: list[str]
+) -> None:
+    store = JobStore(jobs_db())
+    later = datetime.now(UTC) + timedelta(days=4)
+    expired = await expire_waiting(store, now=later)
+    assert [p.seal.short_id for p in expired] == proposed
+    assert {p.state for p in store.proposals(state=None)} == {"expired"}
+    assert await expire_waiting(store, now=later) == []  # once
+    with pytest.raises(Refused, match="expired without a decision"):
+        await approve(store, SigningKey(), proposed[0], now=later)
+    store.close()
+    assert ran(tmp_path) == []
+    said = session_text(proposed[2])
+    assert "expired in my inbox without a decision" in said
+    assert "it expired in the inbox" in said

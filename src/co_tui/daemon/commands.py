@@ -187,13 +187,17 @@ def inbox_command(
     """List what jobs proposed and nothing ran yet."""
     if ctx.invoked_subcommand is not None:
         return
+    from co_tui.session.jobs.decide import expire_waiting
     from co_tui.session.jobs.listing import proposal_lines
 
     store = _store()
     try:
+        expired = asyncio.run(expire_waiting(store))
         waiting = store.proposals()
     finally:
         store.close()
+    for p in expired:
+        _err(f"{p.seal.short_id} {p.tool_name} expired without a decision; it will not run")
     for p in waiting:
         if as_json:
             row = {
@@ -227,7 +231,7 @@ def _decide(short_id: str, approve: bool) -> None:
         decided = (
             asyncio.run(approve_it(store, key, short_id))
             if approve
-            else deny_it(store, key, short_id)
+            else asyncio.run(deny_it(store, key, short_id))
         )
     except Refused as exc:
         raise _fail(f"refused: {exc}") from None

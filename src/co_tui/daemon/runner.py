@@ -23,6 +23,7 @@ from pathlib import Path
 from co_tui.daemon.notify import announce
 from co_tui.safety.visible import visible
 from co_tui.session.jobs.daemon_lock import lock_path, take_lock
+from co_tui.session.jobs.decide import expire_waiting
 from co_tui.session.jobs.run import run_job
 from co_tui.session.jobs.store import JobStore, jobs_path
 
@@ -50,6 +51,8 @@ async def serve(store_path: Path | None = None, *, report: Callable[[str], None]
             report(f"{interrupted} run(s) had been cut short; they will not run again")
         report(f"running the jobs of {store.path} (pid {os.getpid()})")
         while not stop.is_set():
+            for gone in await expire_waiting(store):
+                report(f"{gone.seal.short_id} {gone.tool_name} expired without a decision")
             ready, soonest = store.due()
             for due in ready:
                 if stop.is_set() or not store.claim(due):

@@ -9,7 +9,6 @@ a proposal is decided once, for itself. A front without the dialog says where to
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -93,7 +92,7 @@ async def _decide(ctx: CommandContext, verb: str, short_id: str) -> None:
             decided = (
                 await approve(store, key, short_id)
                 if approved
-                else await asyncio.to_thread(deny, store, key, short_id)
+                else await deny(store, key, short_id)
             )
         except Refused as exc:
             ctx.show(Text(f"Refused: {exc}."))
@@ -112,11 +111,17 @@ async def _inbox(ctx: CommandContext, arg: str) -> None:
             raise UsageError(f"{arg!r}: say `approve ID` or `deny ID` (ids: /inbox).")
         await _decide(ctx, verb, short_id.strip())
         return
+    from co_tui.session.jobs.decide import expire_waiting
+
     store = _store()
     try:
+        expired = await expire_waiting(store)
         waiting = store.proposals()
     finally:
         store.close()
+    lines = [f"{p.seal.short_id} {p.tool_name} expired without a decision." for p in expired]
+    if lines:
+        ctx.show(Text("\n".join(lines)))
     if not waiting:
         ctx.show(Text("The inbox is empty: no job proposed anything that waits."))
         return

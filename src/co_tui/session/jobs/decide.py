@@ -7,16 +7,23 @@ resumed, the user's approval is its prompt, the call is replayed as the turn's o
 response (no model is asked), and it goes through the session's approval flow and tool-run
 journal like any call, approved only if it is that tool with those arguments. The session
 then holds the call, its result and the approval. Denying records the nonce too, so the
-proposal can never be approved afterwards.
+proposal can never be approved afterwards. A proposal nobody decided before its expiry is
+marked expired (`expire_waiting`, run by the daemon and by the inbox's listing).
+
+The job's session is told of a denial or an expiry the same way: a turn whose one call is
+the proposal's, denied, so when the session is resumed the model reads that it did not run
+and why. That turn runs no tool and asks no model; if the session cannot be opened, the
+decision stands and its detail says so.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from co_tui.protocol import events as ev
 from co_tui.protocol.frontend import ApprovalDecision, ApprovalReply, ApprovalRequest
@@ -34,6 +41,7 @@ _DECIDED: dict[ProposalState, str] = {
     "approved": "it was approved already",
     "failed": "it was approved already (and failed)",
     "denied": "it was denied already",
+    "expired": "it expired without a decision",
 }
 
 
@@ -70,11 +78,26 @@ def _use(store: JobStore, key: SigningKey, proposal: Proposal, state: ProposalSt
         raise Refused("another process decided it first")
 
 
-def deny(store: JobStore, key: SigningKey, short_id: str, now: datetime | None = None) -> Decided:
+async def deny(
+    store: JobStore, key: SigningKey, short_id: str, now: datetime | None = None
+) -> Decided:
     proposal = checked(store, key, short_id, now or datetime.now(UTC))
     _use(store, key, proposal, "denied")
-    store.settle(proposal, "denied", "denied from the inbox")
-    return Decided(proposal, "denied", "denied from the inbox")
+    detail = await _told(proposal, "denied", "denied from the inbox")
+    store.settle(proposal, "denied", detail)
+    return Decided(proposal, "denied", detail)
+
+
+async def expire_waiting(store: JobStore, now: datetime | None = None) -> list[Proposal]:
+    """Mark the waiting proposals past their expiry `expired` and tell their sessions."""
+    expired = []
+    for proposal in store.past_expiry(now or datetime.now(UTC)):
+        if not store.take(proposal, "expired"):
+            continue  # decided meanwhile by another process
+        detail = await _told(proposal, "expired", "expired without a decision")
+        store.settle(proposal, "expired", detail)
+        expired.append(proposal)
+    return expired
 
 
 async def approve(
@@ -90,12 +113,23 @@ async def approve(
     return Decided(proposal, state, detail)
 
 
-class _ThisCallOnly:
-    """The frontend of the approval's turn: approves the proposal's call, nothing else."""
+async def _told(proposal: Proposal, outcome: Untold, detail: str) -> str:
+    """`detail`, once the job's session holds the call as not run (best effort)."""
+    try:
+        await _replay_in_session(proposal, run=False, why=outcome)
+    except Exception as exc:  # the decision stands; the session could not be opened
+        return f"{detail}; its session was not told: {type(exc).__name__}: {exc}"
+    return detail
 
-    def __init__(self, proposal: Proposal, call_id: str) -> None:
+
+class _ThisCallOnly:
+    """The frontend of the decision's turn: approves the proposal's call (when `run`),
+    nothing else."""
+
+    def __init__(self, proposal: Proposal, call_id: str, run: bool) -> None:
         self._proposal = proposal
         self._call_id = call_id
+        self._run = run
         self.result: ev.ToolResult | None = None
 
     def emit(self, event: ev.TurnEvent) -> None:
@@ -104,15 +138,29 @@ class _ThisCallOnly:
 
     async def prompt_approval(self, request: ApprovalRequest) -> ApprovalReply:
         same = (
-            request.tool_call_id == self._call_id
+            self._run
+            and request.tool_call_id == self._call_id
             and request.tool_name == self._proposal.tool_name
             and request.args_hash == self._proposal.args_hash
         )
         return ApprovalDecision.APPROVE if same else ApprovalDecision.DENY
 
 
-def _replay(proposal: Proposal, call_id: str) -> FunctionModel:
-    """A model that answers the approval's turn with the proposal's call, then one line."""
+Untold = Literal["approved", "denied", "expired"]
+_PROMPTS: dict[Untold, str] = {
+    "approved": "From the inbox I approved {tool} with the arguments shown there.",
+    "denied": "From the inbox I denied {tool}: do not run it.",
+    "expired": "{tool} expired in my inbox without a decision: it did not run.",
+}
+_CLOSING: dict[Untold, str] = {
+    "approved": "Ran {tool} as approved from the inbox.",
+    "denied": "{tool} was not run: denied from the inbox.",
+    "expired": "{tool} was not run: it expired in the inbox.",
+}
+
+
+def _replay(proposal: Proposal, call_id: str, why: Untold) -> FunctionModel:
+    """A model that answers the decision's turn with the proposal's call, then one line."""
     from pydantic_ai.messages import ModelRequest, ToolReturnPart
     from pydantic_ai.models.function import DeltaToolCall, FunctionModel
 
@@ -126,36 +174,42 @@ def _replay(proposal: Proposal, call_id: str) -> FunctionModel:
         messages: list[ModelMessage], info: AgentInfo
     ) -> AsyncIterator[str | DeltaToolCalls]:
         if answered(messages):
-            yield f"Ran {proposal.tool_name} as approved from the inbox."
+            yield _CLOSING[why].format(tool=proposal.tool_name)
             return
         call = DeltaToolCall(proposal.tool_name, json.dumps(proposal.args), tool_call_id=call_id)
         yield {0: call}
 
-    return FunctionModel(stream_function=stream, model_name="inbox-approval")
+    return FunctionModel(stream_function=stream, model_name="inbox-decision")
 
 
-async def _run_once(proposal: Proposal) -> tuple[ProposalState, str]:
+async def _replay_in_session(proposal: Proposal, run: bool, why: Untold) -> _ThisCallOnly:
+    """The proposal's call as a turn of its job's session: run (approved) or denied."""
     from co_tui.config.trust import load_project_settings
     from co_tui.session.chat import ChatSession
 
     workspace = proposal.workspace
     loaded = load_project_settings(workspace)
     call_id = f"inbox-{proposal.seal.short_id}"
-    frontend = _ThisCallOnly(proposal, call_id)
+    frontend = _ThisCallOnly(proposal, call_id, run)
     session = ChatSession(
         loaded.settings, workspace=workspace, frontend=frontend, project=loaded.view
     )
     try:
         session.open_stored(resume=proposal.session_id, ask_pending=False)
-        await session.start(None)
+        if run:  # the call may need the sandbox, an MCP server
+            await session.start(None)
+        else:  # nothing runs: no model to start, no server to connect
+            await asyncio.to_thread(session.build)
         bundle, _ = session.built()
-        with bundle.agent.override(model=_replay(proposal, call_id)):
-            await session.run(
-                f"From the inbox I approved {proposal.tool_name} with the arguments shown there."
-            )
+        with bundle.agent.override(model=_replay(proposal, call_id, why)):
+            await session.run(_PROMPTS[why].format(tool=proposal.tool_name))
     finally:
         await session.aclose()
-    result = frontend.result
+    return frontend
+
+
+async def _run_once(proposal: Proposal) -> tuple[ProposalState, str]:
+    result = (await _replay_in_session(proposal, run=True, why="approved")).result
     if result is None:
         return "failed", "the call did not run"
     state: ProposalState = "approved" if result.status == "ok" else "failed"

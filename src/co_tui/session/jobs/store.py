@@ -29,8 +29,8 @@ RunState = Literal["running", "done", "failed", "interrupted"]
 # prompt: the model answers the job's prompt; briefing: session/jobs/briefing.py, the prompt
 # being the user's wishes for its summary.
 JobKind = Literal["prompt", "briefing"]
-# waiting -> approving -> approved | failed; waiting -> denied
-ProposalState = Literal["waiting", "approving", "approved", "failed", "denied"]
+# waiting -> approving -> approved | failed; waiting -> denied; waiting -> expired
+ProposalState = Literal["waiting", "approving", "approved", "failed", "denied", "expired"]
 RUN_NOW = "now:"  # a slot that starts so was asked for by `run-now`, not by the schedule
 # At most this many missed fire times are stepped over to find the latest (a minutely job
 # after a week asleep is 10,080).
@@ -472,6 +472,10 @@ class JobStore:
             (short_id.lower() + "%",),
         ).fetchall()
         return self._proposal(rows[0]) if len(rows) == 1 else None
+
+    def past_expiry(self, now: datetime) -> list[Proposal]:
+        """The waiting proposals whose seal expired before `now`."""
+        return [p for p in self.proposals() if p.seal.expires <= now]
 
     def take(self, proposal: Proposal, state: ProposalState) -> bool:
         """Move a waiting proposal to `state`; False when it is not waiting any more."""

@@ -74,7 +74,7 @@ async def test_without_google_the_briefing_says_so_and_still_has_the_notes(
     answer = result.output or ""
     assert result.ok and "Groceries.md" in answer
     assert answer.count("Not available") == 2, answer
-    assert answer.startswith("? events in the next 24 hours; ? unread mails;")
+    assert answer.startswith("No calendar; no mail; 1 note changed;")
 
 
 async def test_a_summary_that_fails_leaves_the_facts(tmp_path: Path, google: FakeGoogle) -> None:

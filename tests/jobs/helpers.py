@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -150,3 +152,12 @@ async def propose_commands(
         ids = [p.seal.short_id for p in store.proposals()]
         store.close()
     return ids
+
+
+@contextmanager
+def briefing_google() -> Iterator[FakeGoogle]:
+    """The fake Google servers with the briefing's calendar, and one event after it."""
+    server = FakeGoogle().start()
+    server.events = [*briefing_events(), later_event()]
+    yield server
+    server.stop()

@@ -14,16 +14,14 @@ from pydantic_ai.models.test import TestModel
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session.jobs.briefing import NO_SUMMARY, run_briefing, usable
 from co_tui.store.session_store import SessionStore
-from tests.jobs.helpers import a_proposal, briefing_events, briefing_session, later_event
+from tests.jobs.helpers import a_proposal, briefing_events, briefing_google, briefing_session
 from tests.servers.google_fake import FakeGoogle
 
 
 @pytest.fixture
 def google() -> Iterator[FakeGoogle]:
-    server = FakeGoogle().start()
-    server.events = [*briefing_events(), later_event()]
-    yield server
-    server.stop()
+    with briefing_google() as server:
+        yield server
 
 
 async def test_every_event_title_and_unread_subject_reaches_the_briefing_verbatim(

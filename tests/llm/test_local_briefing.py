@@ -11,7 +11,7 @@ import pytest
 from co_tui.llm.local import server as local_server
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session.jobs.briefing import NO_SUMMARY, run_briefing, usable
-from tests.jobs.helpers import briefing_events, briefing_session, later_event
+from tests.jobs.helpers import briefing_events, briefing_google, briefing_session, later_event
 from tests.servers.google_fake import FakeGoogle
 
 pytestmark = [pytest.mark.llm, pytest.mark.usefixtures("allow_model_requests")]
@@ -19,10 +19,8 @@ pytestmark = [pytest.mark.llm, pytest.mark.usefixtures("allow_model_requests")]
 
 @pytest.fixture
 def google() -> Iterator[FakeGoogle]:
-    server = FakeGoogle().start()
-    server.events = [*briefing_events(), later_event()]
-    yield server
-    server.stop()
+    with briefing_google() as server:
+        yield server
 
 
 async def test_a_briefing_on_the_embedded_model_keeps_every_event_title_verbatim(

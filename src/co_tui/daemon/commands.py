@@ -91,7 +91,10 @@ def add_command(
     woke = wake_daemon(store.path)
     typer.echo(f"job {job.id}: next run {local_time(due.fire if due else None)}")
     if not woke:
-        typer.echo("no daemon runs: start one with `co-tui daemon`")
+        typer.echo(
+            "no daemon runs: start one with `co-tui daemon` or `co-tui daemon install`"
+            " (an open co-tui app runs the jobs too)"
+        )
 
 
 @jobs_app.command("list")
@@ -285,7 +288,16 @@ KindOption = Annotated[
 
 
 @daemon_app.callback()
-def daemon_command(ctx: typer.Context) -> None:
+def daemon_command(
+    ctx: typer.Context,
+    while_pid: Annotated[
+        int | None,
+        typer.Option(
+            "--while-pid",
+            help="Stop when this process ends (how the app runs jobs while it is open).",
+        ),
+    ] = None,
+) -> None:
     """Run due jobs until stopped (one daemon per data folder)."""
     if ctx.invoked_subcommand is not None:
         return
@@ -293,7 +305,7 @@ def daemon_command(ctx: typer.Context) -> None:
     from co_tui.session.jobs.daemon_lock import DaemonRunning
 
     try:
-        asyncio.run(serve())
+        asyncio.run(serve(while_pid=while_pid))
     except DaemonRunning as exc:
         raise _fail(str(exc)) from None
 

@@ -71,14 +71,15 @@ def default_kind() -> Kind:
 
 def daemon_command_line() -> list[str]:
     """`co-tui daemon` of this installation: the console script beside sys.executable."""
-    bin_dir = Path(os.path.abspath(sys.executable)).parent
-    found = shutil.which("co-tui", path=str(bin_dir))
+    from co_tui.session.jobs.companion import console_script
+
+    found = console_script()
     if found is None:
         raise InstallError(
-            f"no co-tui console script in {bin_dir} (beside {sys.executable}): the service "
-            "needs one to run; reinstall co-tui into that environment"
+            f"no co-tui console script beside {sys.executable}: the service needs one to "
+            "run; reinstall co-tui into that environment"
         )
-    return [os.path.abspath(found), "daemon"]
+    return [str(found), "daemon"]
 
 
 def is_secret(name: str) -> bool:

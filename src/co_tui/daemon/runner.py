@@ -35,8 +35,14 @@ def say(message: str) -> None:
     print(f"{stamp} co-tui daemon: {visible(message, keep='')}", file=sys.stderr, flush=True)
 
 
-async def serve(store_path: Path | None = None, *, report: Callable[[str], None] = say) -> None:
-    """Run due jobs until SIGTERM or SIGINT. Raises DaemonRunning."""
+async def serve(
+    store_path: Path | None = None,
+    *,
+    report: Callable[[str], None] = say,
+    while_pid: int | None = None,
+) -> None:
+    """Run due jobs until SIGTERM or SIGINT, or (`while_pid`) until that process ends: the
+    app's companion daemon (session/jobs/companion.py). Raises DaemonRunning."""
     path = store_path or jobs_path()
     fd = take_lock(lock_path(path))  # before anything is opened: a second daemon stops here
     store = JobStore(path)
@@ -45,12 +51,15 @@ async def serve(store_path: Path | None = None, *, report: Callable[[str], None]
     loop.add_signal_handler(signal.SIGUSR1, wake.set)
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    watched = _watch_process(loop, while_pid, stop) if while_pid is not None else None
     try:
         interrupted = store.mark_interrupted()
         if interrupted:
             report(f"{interrupted} run(s) had been cut short; they will not run again")
         report(f"running the jobs of {store.path} (pid {os.getpid()})")
         while not stop.is_set():
+            if while_pid is not None and watched is None and not _alive(while_pid):
+                break
             for gone in await expire_waiting(store):
                 report(f"{gone.seal.short_id} {gone.tool_name} expired without a decision")
             ready, soonest = store.due()
@@ -72,11 +81,38 @@ async def serve(store_path: Path | None = None, *, report: Callable[[str], None]
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(_either(wake, stop), delay)
     finally:
+        if watched is not None:
+            loop.remove_reader(watched)
+            os.close(watched)
         for sig in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
         store.close()
         os.close(fd)
         report("stopped")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _watch_process(loop: asyncio.AbstractEventLoop, pid: int, stop: asyncio.Event) -> int | None:
+    """Set `stop` when process `pid` ends, woken by a pidfd (no polling); where there is none
+    (not Linux), `pid` is checked each time the loop wakes (at least once a minute)."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        stop.set()  # gone already
+        return None
+    except (AttributeError, OSError):
+        return None
+    loop.add_reader(pidfd, stop.set)
+    return pidfd
 
 
 async def _either(first: asyncio.Event, second: asyncio.Event) -> None:

@@ -74,3 +74,16 @@ def test_escapes_in_a_prompt_or_proposal_never_reach_the_terminal(tmp_path: Path
         assert "\x1b" not in ran.stdout and "\x07" not in ran.stdout, args
     (line,) = cli(["inbox", "--json"], tmp_path).stdout.splitlines()
     assert json.loads(line)["tool"] == "run_shell_command"
+
+
+def test_a_briefing_and_a_catch_up_policy_are_kept_and_listed(tmp_path: Path) -> None:
+    added = cli(["jobs", "add", "every day at 7:30", "--briefing", "--catch-up", "skip"], tmp_path)
+    assert added.returncode == 0, added.stderr
+    (job,) = store().jobs()
+    assert (job.kind, job.catch_up, job.prompt) == ("briefing", "skip", "")
+    listed = cli(["jobs", "list"], tmp_path).stdout
+    assert "briefing" in listed and "skips missed runs" in listed
+    wrong = cli(["jobs", "add", "every day at 7:30", "x", "--catch-up", "never"], tmp_path)
+    assert wrong.returncode == 2 and "never" in wrong.stderr
+    empty = cli(["jobs", "add", "every day at 7:30"], tmp_path)
+    assert empty.returncode == 2 and "the prompt is empty" in empty.stderr

@@ -155,3 +155,34 @@ def test_a_proposal_is_filed_once_per_run_and_call(tmp_path: Path) -> None:
     second_call = a_proposal(position=2)  # the same tool-call id
     assert store.propose(second_call) is True  # a provider reusing ids merges nothing
     assert [p.position for p in store.proposals()] == [1, 2]
+
+
+def test_a_job_that_skips_missed_runs_makes_none_up(tmp_path: Path) -> None:
+    """Asleep from Monday to Thursday 09:30: with `skip`, nothing runs on waking; the next
+    run is Friday's. A fire time a runner sees within the grace still runs."""
+    store = store_at(tmp_path)
+    schedule = parse_schedule("every day at 9:00", T0, "Europe/Berlin")
+    job = store.add("Summarise my day", schedule, tmp_path, created=T0, catch_up="skip")
+    woke = datetime(2026, 12, 3, 9, 30, tzinfo=BERLIN)
+    ready, soonest = store.due(woke)
+    assert ready == [] and soonest == datetime(2026, 12, 4, 9, 0, tzinfo=BERLIN)
+    (due,), _ = store.due(datetime(2026, 12, 3, 9, 1, tzinfo=BERLIN))  # seen on time
+    assert due.slot == "2026-12-03T09:00"
+    assert store.job(job.id) == job  # the policy is stored
+
+
+def test_a_database_from_before_kinds_and_policies_is_read(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "data" / "jobs.db"
+    path.parent.mkdir(parents=True)
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE jobs (id TEXT PRIMARY KEY, prompt TEXT NOT NULL, schedule TEXT NOT NULL,"
+            " workspace TEXT NOT NULL, created TEXT NOT NULL, paused INTEGER NOT NULL DEFAULT 0)"
+        )
+    old = JobStore(path)
+    schedule = parse_schedule("every day at 9:00", T0, "Europe/Berlin")
+    job = old.add("Summarise my day", schedule, tmp_path, created=T0)
+    assert (job.kind, job.catch_up) == ("prompt", "latest")
+    assert old.jobs() == [job]

@@ -13,10 +13,11 @@ import typer
 
 from co_tui.daemon.install import Kind
 from co_tui.safety.visible import visible
+from co_tui.session.jobs.kinds import CatchUp, JobKind
 from co_tui.session.jobs.listing import local_time, one_line
 
 if TYPE_CHECKING:
-    from co_tui.session.jobs.store import JobKind, JobStore
+    from co_tui.session.jobs.store import JobStore
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -69,6 +70,14 @@ def add_command(
             "the inbox, gathered by co-tui and summarised by the model.",
         ),
     ] = False,
+    catch_up: Annotated[
+        CatchUp,
+        typer.Option(
+            "--catch-up",
+            help="Runs missed while nothing ran (a laptop asleep): 'latest' makes up the "
+            "latest once, 'skip' makes up none.",
+        ),
+    ] = "latest",
 ) -> None:
     """Add a job that runs PROMPT in this directory on SCHEDULE."""
     from co_tui.session.jobs.daemon_lock import wake_daemon
@@ -84,7 +93,9 @@ def add_command(
     store = _store()
     try:
         kind: JobKind = "briefing" if briefing else "prompt"
-        job = store.add(prompt.strip(), parsed, Path.cwd().resolve(), created=now, kind=kind)
+        job = store.add(
+            prompt.strip(), parsed, Path.cwd().resolve(), created=now, kind=kind, catch_up=catch_up
+        )
         due = store.next_due(job)
     finally:
         store.close()

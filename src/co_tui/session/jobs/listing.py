@@ -31,6 +31,7 @@ def job_line(store: JobStore, job: Job) -> str:
     state = "paused" if job.paused else f"next {local_time(due.fire if due else None)}"
     runs = store.runs(job.id)
     last = f"; last {runs[-1].state}" if runs else ""
+    last += "; skips missed runs" if job.catch_up == "skip" else ""
     what = f"briefing {job.prompt}".strip() if job.kind == "briefing" else job.prompt
     return (
         f"{job.id}  {one_line(job.schedule.text)} ({job.schedule.timezone})  "

@@ -16,19 +16,20 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal, cast, get_args
 
 from co_tui.safety.processes import process_start_time, still_running
 from co_tui.session.jobs.envelope import Seal, Sealed
+from co_tui.session.jobs.kinds import CatchUp, JobKind
 from co_tui.session.jobs.schedule import Schedule, slot_of
 
 TIMEOUT_S = 10.0
 RunState = Literal["running", "done", "failed", "interrupted"]
-# prompt: the model answers the job's prompt; briefing: session/jobs/briefing.py, the prompt
-# being the user's wishes for its summary.
-JobKind = Literal["prompt", "briefing"]
+# A fire time this late when a runner first sees it was missed (a runner wakes at least once
+# a minute, so one that runs sees each fire time within a minute).
+MISSED_AFTER = timedelta(minutes=5)
 # waiting -> approving -> approved | failed; waiting -> denied; waiting -> expired
 ProposalState = Literal["waiting", "approving", "approved", "failed", "denied", "expired"]
 RUN_NOW = "now:"  # a slot that starts so was asked for by `run-now`, not by the schedule
@@ -44,7 +45,8 @@ CREATE TABLE IF NOT EXISTS jobs (
     workspace TEXT NOT NULL,
     created TEXT NOT NULL,
     paused INTEGER NOT NULL DEFAULT 0,
-    kind TEXT NOT NULL DEFAULT 'prompt'
+    kind TEXT NOT NULL DEFAULT 'prompt',
+    catch_up TEXT NOT NULL DEFAULT 'latest'
 );
 CREATE TABLE IF NOT EXISTS runs (
     job_id TEXT NOT NULL,
@@ -97,6 +99,7 @@ class Job:
     created: datetime
     paused: bool
     kind: JobKind = "prompt"
+    catch_up: CatchUp = "latest"
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,10 @@ def _job_kind(text: str) -> JobKind:
     return "briefing" if text == "briefing" else "prompt"
 
 
+def _catch_up(text: str) -> CatchUp:
+    return "skip" if text == "skip" else "latest"
+
+
 def _proposal_state(text: str) -> ProposalState:
     for state in get_args(ProposalState):
         if text == state:
@@ -186,11 +193,15 @@ class JobStore:
         self._add_missing_columns()
 
     def _add_missing_columns(self) -> None:
-        """A jobs.db written before jobs had kinds."""
+        """A jobs.db written before jobs had kinds and catch-up policies."""
         columns = {row[1] for row in self._conn.execute("PRAGMA table_info(jobs)")}
-        if "kind" not in columns:
-            with self._write() as db:
-                db.execute("ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'prompt'")
+        added = {"kind": "'prompt'", "catch_up": "'latest'"}
+        for name, default in added.items():
+            if name not in columns:
+                with self._write() as db:
+                    db.execute(
+                        f"ALTER TABLE jobs ADD COLUMN {name} TEXT NOT NULL DEFAULT {default}"
+                    )
 
     def close(self) -> None:
         self._conn.close()
@@ -209,6 +220,7 @@ class JobStore:
         workspace: Path,
         created: datetime | None = None,
         kind: JobKind = "prompt",
+        catch_up: CatchUp = "latest",
     ) -> Job:
         job = Job(
             uuid.uuid4().hex[:8],
@@ -218,11 +230,12 @@ class JobStore:
             created or _now(),
             paused=False,
             kind=kind,
+            catch_up=catch_up,
         )
         with self._write() as db:
             db.execute(
-                "INSERT INTO jobs (id, prompt, schedule, workspace, created, kind)"
-                " VALUES (?,?,?,?,?,?)",
+                "INSERT INTO jobs (id, prompt, schedule, workspace, created, kind, catch_up)"
+                " VALUES (?,?,?,?,?,?,?)",
                 (
                     job.id,
                     prompt,
@@ -230,13 +243,14 @@ class JobStore:
                     str(workspace),
                     job.created.isoformat(),
                     kind,
+                    catch_up,
                 ),
             )
         return job
 
     def jobs(self) -> list[Job]:
         rows = self._conn.execute(
-            "SELECT id, prompt, schedule, workspace, created, paused, kind FROM jobs"
+            "SELECT id, prompt, schedule, workspace, created, paused, kind, catch_up FROM jobs"
             " ORDER BY created"
         ).fetchall()
         return [
@@ -248,8 +262,9 @@ class JobStore:
                 datetime.fromisoformat(created),
                 bool(paused),
                 _job_kind(kind),
+                _catch_up(catch_up),
             )
-            for id_, prompt, schedule, workspace, created, paused, kind in rows
+            for id_, prompt, schedule, workspace, created, paused, kind, catch_up in rows
         ]
 
     def job(self, job_id: str) -> Job | None:
@@ -285,7 +300,8 @@ class JobStore:
     def next_due(self, job: Job, now: datetime | None = None) -> Due | None:
         """The job's next run by its schedule (due or not): after its last scheduled run,
         or its creation. Of fire times missed while nothing ran (a suspended laptop, no
-        daemon) only the latest is kept: it runs once, the others never."""
+        daemon) only the latest is kept: it runs once, the others never; a job whose
+        catch-up policy is `skip` keeps none of them."""
         slots = self._slots(job.id)
         at = job.schedule.at
         if at is not None:  # one time: due at that moment until it has run
@@ -302,6 +318,9 @@ class JobStore:
             slot = slot_of(fire, job.schedule.zone)
             if slot in slots or (later is not None and later <= now):
                 fire = later  # the same wall-clock slot again (clocks went back), or missed
+                continue
+            if job.catch_up == "skip" and fire < now - MISSED_AFTER:
+                fire = later  # missed, and this job makes nothing up
                 continue
             return Due(job, slot, fire)
         return None

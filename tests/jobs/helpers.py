@@ -18,10 +18,10 @@ import pytest
 from co_tui.config.settings import Settings
 from co_tui.protocol.recording import RecordingFrontend
 from co_tui.session.chat import ChatSession
-from co_tui.session.jobs.envelope import Seal, Sealed
 from co_tui.session.jobs.run import run_job
-from co_tui.session.jobs.schedule import parse_schedule
-from co_tui.session.jobs.store import Due, JobStore, Proposal
+from co_tui.store.inbox_seal import Seal, Sealed
+from co_tui.store.job_schedule import parse_schedule
+from co_tui.store.jobs_store import Due, JobStore, Proposal
 from tests.helpers import make_deps
 from tests.integrations.conftest import RecordingSleep, authorized_user_info, wire
 from tests.servers.fake_openai import serve, text, tool_call

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.session.jobs.store import JobStore
+from co_tui.store.jobs_store import JobStore
 from tests.helpers import wait_for
 from tests.jobs.helpers import job_model_env
 from tests.servers.fake_openai import serve, stall_before_headers, text, tool_call

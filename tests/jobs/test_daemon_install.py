@@ -21,7 +21,7 @@ import pytest
 
 from co_tui.daemon.install import InstallError, Kind, install
 from co_tui.session.jobs.daemon_lock import lock_path, take_lock
-from co_tui.session.jobs.store import jobs_path
+from co_tui.store.jobs_store import jobs_path
 from tests.cli_in_process import Ran, run_co_tui
 
 SCRIPT = str(Path(sys.executable).parent / "co-tui")

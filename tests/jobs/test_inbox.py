@@ -16,8 +16,8 @@ import pytest
 
 from co_tui.protocol.frontend import args_hash
 from co_tui.session.jobs.decide import Refused, approve, expire_waiting
-from co_tui.session.jobs.envelope import SigningKey
-from co_tui.session.jobs.store import JobStore
+from co_tui.store.inbox_seal import SigningKey
+from co_tui.store.jobs_store import JobStore
 from co_tui.store.session_store import SessionStore
 from tests.cli_in_process import Ran, run_co_tui
 from tests.jobs.helpers import propose_commands

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.session.jobs.store import JobStore
+from co_tui.store.jobs_store import JobStore
 from tests.cli_in_process import Ran, run_co_tui
 from tests.jobs.helpers import a_proposal
 

@@ -25,8 +25,8 @@ from co_tui.daemon.notify import (
     notifications_wanted,
 )
 from co_tui.session.jobs.run import RunOutcome
-from co_tui.session.jobs.schedule import parse_schedule
-from co_tui.session.jobs.store import Job, RunState
+from co_tui.store.job_schedule import parse_schedule
+from co_tui.store.jobs_store import Job, RunState
 from tests.helpers import wait_for
 from tests.jobs.test_daemon import co_tui, daemon, jobs, model_env
 from tests.servers.fake_openai import serve, text

@@ -15,8 +15,8 @@ from co_tui.config.settings import Permissions, Settings
 from co_tui.llm.providers import configured_provider
 from co_tui.permissions.ruleset import PermissionRules
 from co_tui.session.jobs.run import job_settings, run_job
-from co_tui.session.jobs.schedule import parse_schedule
-from co_tui.session.jobs.store import Due, JobStore
+from co_tui.store.job_schedule import parse_schedule
+from co_tui.store.jobs_store import Due, JobStore
 from tests.jobs.helpers import job_model_env
 from tests.sandbox.conftest import make_workspace
 from tests.servers.fake_openai import error, serve, text, tool_call

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from co_tui.session.jobs.schedule import ScheduleError, parse_schedule, slot_of
+from co_tui.store.job_schedule import ScheduleError, parse_schedule, slot_of
 
 BERLIN = "Europe/Berlin"
 FRIDAY_NOON = datetime(2026, 3, 27, 12, 0, tzinfo=ZoneInfo(BERLIN))  # DST starts Sun 29 March

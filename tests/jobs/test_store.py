@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from co_tui.session.jobs.schedule import parse_schedule
-from co_tui.session.jobs.store import Due, JobStore
+from co_tui.store.job_schedule import parse_schedule
+from co_tui.store.jobs_store import Due, JobStore
 from tests.jobs.helpers import a_proposal
 
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from co_tui.session.jobs.schedule import parse_schedule
-from co_tui.session.jobs.store import JobStore
+from co_tui.store.job_schedule import parse_schedule
+from co_tui.store.jobs_store import JobStore
 from co_tui.tui.screens.approval import ApprovalScreen
 from tests.jobs.helpers import propose_commands
 from tests.tui.helpers import approval_dialog, make_app, shell_then_text, wait_until

@@ -13,11 +13,11 @@ import typer
 
 from co_tui.daemon.install import Kind
 from co_tui.safety.visible import visible
-from co_tui.session.jobs.kinds import CatchUp, JobKind
 from co_tui.session.jobs.listing import local_time, one_line
+from co_tui.store.job_kinds import CatchUp, JobKind
 
 if TYPE_CHECKING:
-    from co_tui.session.jobs.store import JobStore
+    from co_tui.store.jobs_store import JobStore
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -38,7 +38,7 @@ def _fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
 
 
 def _store() -> JobStore:
-    from co_tui.session.jobs.store import JobStore
+    from co_tui.store.jobs_store import JobStore
 
     return JobStore()
 
@@ -81,7 +81,7 @@ def add_command(
 ) -> None:
     """Add a job that runs PROMPT in this directory on SCHEDULE."""
     from co_tui.session.jobs.daemon_lock import wake_daemon
-    from co_tui.session.jobs.schedule import ScheduleError, parse_schedule
+    from co_tui.store.job_schedule import ScheduleError, parse_schedule
 
     if not prompt.strip() and not briefing:
         raise _fail("the prompt is empty", EXIT_USAGE)
@@ -168,7 +168,7 @@ def remove_command(job_id: str) -> None:
 def run_now_command(job_id: str) -> None:
     """Run a job once now, in this terminal (its schedule is unchanged)."""
     from co_tui.session.jobs.run import run_job
-    from co_tui.session.jobs.store import Due
+    from co_tui.store.jobs_store import Due
 
     store = _store()
     try:
@@ -237,7 +237,7 @@ def _decide(short_id: str, approve: bool) -> None:
     from co_tui.session.jobs.decide import Refused
     from co_tui.session.jobs.decide import approve as approve_it
     from co_tui.session.jobs.decide import deny as deny_it
-    from co_tui.session.jobs.envelope import SigningKey
+    from co_tui.store.inbox_seal import SigningKey
 
     store = _store()
     try:
@@ -274,7 +274,7 @@ def deny_command(proposal_id: str) -> None:
 @inbox_app.command("rotate-key")
 def rotate_key_command() -> None:
     """Sign with a new key: every proposal still waiting becomes void."""
-    from co_tui.session.jobs.envelope import SigningKey
+    from co_tui.store.inbox_seal import SigningKey
 
     try:
         key_id = SigningKey().rotate()

@@ -285,7 +285,7 @@ def _service_pid(kind: Kind) -> int | None:
 
 def _warn_if_a_daemon_runs(kind: Kind, warn: Say) -> None:
     from co_tui.session.jobs.daemon_lock import running_daemon
-    from co_tui.session.jobs.store import jobs_path
+    from co_tui.store.jobs_store import jobs_path
 
     pid = running_daemon(jobs_path())
     if pid is None or pid == _service_pid(kind):

@@ -22,7 +22,7 @@ from co_tui.safety.visible import TITLE_LIMIT, safe_line
 
 if TYPE_CHECKING:
     from co_tui.session.jobs.run import RunOutcome
-    from co_tui.session.jobs.store import Job
+    from co_tui.store.jobs_store import Job
 
 NOTIFY_TIMEOUT_S = 5.0
 # Any one of them: a desktop session whose notification service notify-send can reach.

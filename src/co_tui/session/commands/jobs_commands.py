@@ -18,14 +18,14 @@ from co_tui.session.commands.registry import CommandContext, SlashCommand, Usage
 
 if TYPE_CHECKING:
     from co_tui.protocol.frontend import ApprovalRequest
-    from co_tui.session.jobs.store import JobStore, Proposal
+    from co_tui.store.jobs_store import JobStore, Proposal
 
 INBOX_USAGE = "/inbox [approve|deny ID]"
 APPROVING = frozenset({"approve", "approve_all"})  # "all" of one proposal is that proposal
 
 
 def _store() -> JobStore:
-    from co_tui.session.jobs.store import JobStore
+    from co_tui.store.jobs_store import JobStore
 
     return JobStore()
 
@@ -67,7 +67,7 @@ def approval_request(proposal: Proposal) -> ApprovalRequest:
 async def _decide(ctx: CommandContext, verb: str, short_id: str) -> None:
     from co_tui.protocol.frontend import ApprovalDecision, as_answer
     from co_tui.session.jobs.decide import Refused, approve, checked, deny
-    from co_tui.session.jobs.envelope import SigningKey
+    from co_tui.store.inbox_seal import SigningKey
 
     store = _store()
     try:

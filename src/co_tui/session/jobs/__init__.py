@@ -1,16 +1,16 @@
 """Jobs: prompts that run on a schedule while nobody types (`co-tui jobs`, `co-tui daemon`).
 
-- `schedule.py`: what the user wrote ("every weekday at 8:00", "in 20 minutes", "tomorrow
-  9am", cron) as a schedule in their time zone, and its next fire time.
-- `kinds.py`: a job's kind (a prompt, a briefing) and catch-up policy.
-- `store.py`: jobs, their runs and what their runs proposed, in `jobs.db` in the data
-  folder (0600). A run is claimed once per job and slot; a proposal once per run and call.
+What is stored lives a floor below, in co_tui.store (a tool may file a reminder there):
+`job_schedule.py` (what the user wrote as a schedule in their time zone, its next fire
+time), `job_kinds.py`, `jobs_store.py` (jobs, runs and proposals in `jobs.db`, 0600; a run
+claimed once per job and slot, a proposal filed once per run and call) and `inbox_seal.py`
+(the signing key and the seal over each proposal). Here:
+
 - `frontend.py`: the frontend a job's turn runs with: every call that needs approval is
   held for the user, never run.
 - `run.py`: one run of a job as an ordinary headless session, on the least-privilege
   profile; `briefing.py`: the morning briefing's turn.
-- `envelope.py`: the signing key and the seal over each proposal; `decide.py`: approving,
-  denying and expiring a proposal, each told to the job's session.
+- `decide.py`: approving, denying and expiring a proposal, each told to the job's session.
 - `daemon_lock.py`: which process runs a data folder's jobs; `companion.py`: the daemon the
   open app starts when none runs.
 - `listing.py`: jobs and proposals as lines of text.

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 
     from co_tui.session.chat import ChatSession
-    from co_tui.session.jobs.store import Proposal
+    from co_tui.store.jobs_store import Proposal
     from co_tui.turn.runner import TurnResult
 
 BRIEFING_PROMPT = "My morning briefing, please."

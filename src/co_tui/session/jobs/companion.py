@@ -32,7 +32,7 @@ def has_jobs(store_path: Path) -> bool:
     """Whether some job is not paused; False without a jobs database (none is created)."""
     if not store_path.exists():
         return False
-    from co_tui.session.jobs.store import JobStore
+    from co_tui.store.jobs_store import JobStore
 
     store = JobStore(store_path)
     try:

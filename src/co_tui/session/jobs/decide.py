@@ -1,6 +1,6 @@
 """Deciding what a job proposed, from the inbox: approve or deny.
 
-Approving checks the proposal's seal (session/jobs/envelope.py: the current key's signature,
+Approving checks the proposal's seal (store/inbox_seal.py: the current key's signature,
 the arguments' hash, the expiry, a nonce not used before), records the nonce as used, and
 then runs exactly that call, once, as a turn of the job's own session: the session is
 resumed, the user's approval is its prompt, the call is replayed as the turn's one model
@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Literal
 
 from co_tui.protocol import events as ev
 from co_tui.protocol.frontend import ApprovalDecision, ApprovalReply, ApprovalRequest
-from co_tui.session.jobs.envelope import SigningKey
-from co_tui.session.jobs.store import JobStore, Proposal, ProposalState
+from co_tui.store.inbox_seal import SigningKey
+from co_tui.store.jobs_store import JobStore, Proposal, ProposalState
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage

@@ -14,8 +14,8 @@ from co_tui.protocol.frontend import (
     ApprovalReply,
     ApprovalRequest,
 )
-from co_tui.session.jobs.envelope import Sealed, SigningKey
-from co_tui.session.jobs.store import Job, JobStore, Proposal
+from co_tui.store.inbox_seal import Sealed, SigningKey
+from co_tui.store.jobs_store import Job, JobStore, Proposal
 
 # What the model reads for a held call (inside the denial message: "in their words").
 HELD = (

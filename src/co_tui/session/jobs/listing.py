@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from co_tui.safety.visible import visible
 
 if TYPE_CHECKING:  # the store imports the schedule and signing libraries: not at startup
-    from co_tui.session.jobs.store import Job, JobStore, Proposal
+    from co_tui.store.jobs_store import Job, JobStore, Proposal
 
 ARGS_SHOWN = 100
 PROMPT_SHOWN = 60

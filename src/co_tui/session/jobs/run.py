@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_tui.session.jobs.envelope import SigningKey
 from co_tui.session.jobs.frontend import JobFrontend
-from co_tui.session.jobs.store import Job, JobStore, RunState
+from co_tui.store.inbox_seal import SigningKey
+from co_tui.store.jobs_store import Job, JobStore, RunState
 
 if TYPE_CHECKING:
     from co_tui.config.settings import Settings

@@ -18,7 +18,7 @@ START_AFTER_S = 3.0  # after the session loaded: the first frames and turn have 
 
 def _launch(app_pid: int) -> subprocess.Popen[bytes] | None:
     from co_tui.session.jobs.companion import start_companion
-    from co_tui.session.jobs.store import jobs_path
+    from co_tui.store.jobs_store import jobs_path
 
     return start_companion(jobs_path(), app_pid)
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Literal, cast, get_args
 
 from co_tui.safety.processes import process_start_time, still_running
-from co_tui.session.jobs.envelope import Seal, Sealed
-from co_tui.session.jobs.kinds import CatchUp, JobKind
-from co_tui.session.jobs.schedule import Schedule, slot_of
+from co_tui.store.inbox_seal import Seal, Sealed
+from co_tui.store.job_kinds import CatchUp, JobKind
+from co_tui.store.job_schedule import Schedule, slot_of
 
 TIMEOUT_S = 10.0
 RunState = Literal["running", "done", "failed", "interrupted"]
@@ -124,7 +124,7 @@ class Due:
 @dataclass(frozen=True)
 class Proposal:
     """A call a job's run asked for: what its seal covers (`what`), the arguments as stored,
-    and the seal (session/jobs/envelope.py)."""
+    and the seal (store/inbox_seal.py)."""
 
     what: Sealed
     args: dict[str, object]

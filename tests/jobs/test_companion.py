@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from co_tui.session.jobs.companion import start_companion, stop_companion
-from co_tui.session.jobs.daemon_lock import running_daemon
 from co_tui.store.job_schedule import parse_schedule
+from co_tui.store.jobs_runner_lock import running_daemon
 from co_tui.store.jobs_store import JobStore, jobs_path
 from tests.helpers import wait_for
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from co_tui.daemon.install import InstallError, Kind, install
-from co_tui.session.jobs.daemon_lock import lock_path, take_lock
+from co_tui.store.jobs_runner_lock import lock_path, take_lock
 from co_tui.store.jobs_store import jobs_path
 from tests.cli_in_process import Ran, run_co_tui
 

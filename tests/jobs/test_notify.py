@@ -18,7 +18,6 @@ import pytest
 
 from co_tui.config.paths import project_settings_path
 from co_tui.daemon.notify import (
-    SESSION_VARIABLES,
     announce,
     desktop_notify,
     job_notice,
@@ -28,44 +27,11 @@ from co_tui.session.jobs.run import RunOutcome
 from co_tui.store.job_schedule import parse_schedule
 from co_tui.store.jobs_store import Job, RunState
 from tests.helpers import wait_for
+from tests.jobs.conftest import fake_notifier, sent
 from tests.jobs.test_daemon import co_tui, daemon, jobs, model_env
 from tests.servers.fake_openai import serve, text
 
 ESC = "\x1b"
-RECORDER = f"""#!{sys.executable}
-import json, os, sys
-with open(os.environ["FAKE_NOTIFY_LOG"], "a", encoding="utf-8") as log:
-    log.write(json.dumps(sys.argv[1:]) + "\\n")
-"""
-
-
-def fake_notifier(tmp_path: Path, body: str = RECORDER, name: str = "notify-send") -> Path:
-    """`name` in tmp_path/bin running `body`; the file its argv goes to (FAKE_NOTIFY_LOG)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    script = bin_dir / name
-    script.write_text(body)
-    script.chmod(0o755)
-    return tmp_path / "notified.jsonl"
-
-
-def sent(log: Path) -> list[list[str]]:
-    if not log.exists():
-        return []
-    return [json.loads(line) for line in log.read_text().splitlines()]
-
-
-@pytest.fixture
-def recorder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A recording notify-send first on PATH, a (dummy) desktop session, Linux."""
-    log = fake_notifier(tmp_path)
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("FAKE_NOTIFY_LOG", str(log))
-    for name in SESSION_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
-    monkeypatch.setattr(sys, "platform", "linux")
-    return log
 
 
 def test_title_and_body_go_as_arguments_of_their_own(recorder: Path) -> None:

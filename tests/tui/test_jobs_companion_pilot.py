@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.session.jobs.daemon_lock import running_daemon
 from co_tui.store.job_schedule import parse_schedule
+from co_tui.store.jobs_runner_lock import running_daemon
 from co_tui.store.jobs_store import JobStore, jobs_path
 from tests.tui.helpers import make_app, shell_then_text, wait_until
 

@@ -80,8 +80,8 @@ def add_command(
     ] = "latest",
 ) -> None:
     """Add a job that runs PROMPT in this directory on SCHEDULE."""
-    from co_tui.session.jobs.daemon_lock import wake_daemon
     from co_tui.store.job_schedule import ScheduleError, parse_schedule
+    from co_tui.store.jobs_runner_lock import wake_daemon
 
     if not prompt.strip() and not briefing:
         raise _fail("the prompt is empty", EXIT_USAGE)
@@ -125,7 +125,7 @@ def list_command() -> None:
 
 
 def _set_paused(job_id: str, paused: bool) -> None:
-    from co_tui.session.jobs.daemon_lock import wake_daemon
+    from co_tui.store.jobs_runner_lock import wake_daemon
 
     store = _store()
     try:
@@ -152,7 +152,7 @@ def resume_command(job_id: str) -> None:
 @jobs_app.command("remove")
 def remove_command(job_id: str) -> None:
     """Remove a job (its past runs and what they proposed stay)."""
-    from co_tui.session.jobs.daemon_lock import wake_daemon
+    from co_tui.store.jobs_runner_lock import wake_daemon
 
     store = _store()
     try:
@@ -313,7 +313,7 @@ def daemon_command(
     if ctx.invoked_subcommand is not None:
         return
     from co_tui.daemon.runner import serve
-    from co_tui.session.jobs.daemon_lock import DaemonRunning
+    from co_tui.store.jobs_runner_lock import DaemonRunning
 
     try:
         asyncio.run(serve(while_pid=while_pid))

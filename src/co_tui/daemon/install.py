@@ -284,7 +284,7 @@ def _service_pid(kind: Kind) -> int | None:
 
 
 def _warn_if_a_daemon_runs(kind: Kind, warn: Say) -> None:
-    from co_tui.session.jobs.daemon_lock import running_daemon
+    from co_tui.store.jobs_runner_lock import running_daemon
     from co_tui.store.jobs_store import jobs_path
 
     pid = running_daemon(jobs_path())

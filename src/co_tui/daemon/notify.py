@@ -76,15 +76,16 @@ def _first_line(text: str) -> str:
 
 
 def job_notice(job_id: str, kind: str, outcome: RunOutcome) -> tuple[str, str] | None:
-    """The (title, body) to show for a run that ended: "co-tui briefing" or "co-tui job ID",
-    and the first of these that applies:
+    """The (title, body) to show for a run that ended: "co-tui briefing", "co-tui reminder"
+    (its text is the answer) or "co-tui job ID", and the first of these that applies:
     - a failed run: "failed: " and why;
     - a briefing done: its headline (the answer's first line, counted by code);
     - calls held: how many wait in the inbox (the answer matters less than what waits);
     - a prompt done: its answer's first non-empty line.
     None otherwise (a run done with no answer and nothing held; a run not ended, such as one
     still running or one a killed daemon left behind): nothing worth a notification."""
-    title = "co-tui briefing" if kind == "briefing" else f"co-tui job {job_id}"
+    titles = {"briefing": "co-tui briefing", "reminder": "co-tui reminder"}
+    title = titles.get(kind, f"co-tui job {job_id}")
     answer = _first_line(outcome.answer)
     if outcome.state == "failed":
         return title, f"failed: {outcome.detail}"
@@ -111,10 +112,10 @@ def notifications_wanted() -> bool:
 
 def announce(job: Job, outcome: RunOutcome, timeout: float = NOTIFY_TIMEOUT_S) -> str | None:
     """Tell the desktop how `job`'s run ended, when there is something to say and the user's
-    settings allow it. The title shown, or None when nothing was. Blocks up to `timeout`: run
-    it in a thread."""
+    settings allow it (a reminder always: the user asked for that notification). The title
+    shown, or None when nothing was. Blocks up to `timeout`: run it in a thread."""
     notice = job_notice(job.id, job.kind, outcome)
-    if notice is None or not notifications_wanted():
+    if notice is None or (job.kind != "reminder" and not notifications_wanted()):
         return None
     title, body = notice
     return safe_line(title, TITLE_LIMIT) if desktop_notify(title, body, timeout) else None

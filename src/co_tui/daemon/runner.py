@@ -22,9 +22,9 @@ from pathlib import Path
 
 from co_tui.daemon.notify import announce
 from co_tui.safety.visible import visible
-from co_tui.session.jobs.daemon_lock import lock_path, take_lock
 from co_tui.session.jobs.decide import expire_waiting
 from co_tui.session.jobs.run import run_job
+from co_tui.store.jobs_runner_lock import lock_path, take_lock
 from co_tui.store.jobs_store import JobStore, jobs_path
 
 MAX_SLEEP_S = 60.0

@@ -192,6 +192,14 @@ _SPECS = [
         key_arg="filename",
         local=True,
     ),
+    # tools/reminders.py
+    ToolSpec(
+        "set_reminder",
+        key_arg="text",
+        requires_approval=True,
+        approval_reason="schedules a reminder (a desktop notification at that moment)",
+        local=True,
+    ),
     # agent/delegate.py
     ToolSpec("delegate", origin=_SUBAGENT, key_arg="task", local=True),
     # tools/web.py: registered per web_policy; `web_tool_specs` sets requires_approval

@@ -165,7 +165,10 @@ class Proposal:
 
 
 def _job_kind(text: str) -> JobKind:
-    return "briefing" if text == "briefing" else "prompt"
+    for kind in get_args(JobKind):
+        if text == kind:
+            return cast(JobKind, kind)
+    return "prompt"
 
 
 def _catch_up(text: str) -> CatchUp:

@@ -14,7 +14,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from co_tui.policy.tool_specs import BUILTIN_SPECS
-from co_tui.tools import google_calendar, google_drive, google_gmail, memory, obsidian, slack
+from co_tui.tools import (
+    google_calendar,
+    google_drive,
+    google_gmail,
+    memory,
+    obsidian,
+    reminders,
+    slack,
+)
 from co_tui.tools.shell import run_shell_command
 
 if TYPE_CHECKING:
@@ -36,6 +44,7 @@ _MODULE_TOOLS: list[ToolFunc] = [
     *slack.TOOLS,
     *obsidian.TOOLS,
     *memory.TOOLS,
+    *reminders.TOOLS,
 ]
 # The tools that ask first, then the rest (a stable sort): the order models have always
 # been offered them in.

@@ -31,8 +31,8 @@ def _store() -> JobStore:
 
 
 async def _jobs(ctx: CommandContext, arg: str) -> None:
-    from co_tui.session.jobs.daemon_lock import running_daemon
     from co_tui.session.jobs.listing import job_line
+    from co_tui.store.jobs_runner_lock import running_daemon
 
     store = _store()
     try:

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from co_tui.session.jobs.daemon_lock import running_daemon
+from co_tui.store.jobs_runner_lock import running_daemon
 
 STOP_WAIT_S = 5.0
 LOG_NAME = "daemon.log"

@@ -32,7 +32,7 @@ def job_line(store: JobStore, job: Job) -> str:
     runs = store.runs(job.id)
     last = f"; last {runs[-1].state}" if runs else ""
     last += "; skips missed runs" if job.catch_up == "skip" else ""
-    what = f"briefing {job.prompt}".strip() if job.kind == "briefing" else job.prompt
+    what = f"{job.kind} {job.prompt}".strip() if job.kind != "prompt" else job.prompt
     return (
         f"{job.id}  {one_line(job.schedule.text)} ({job.schedule.timezone})  "
         f"{state}{last}  {one_line(what)[:PROMPT_SHOWN]}"

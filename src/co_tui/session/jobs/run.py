@@ -65,6 +65,9 @@ async def run_job(store: JobStore, job: Job, slot: str) -> RunOutcome:
     from co_tui.config.settings import SettingsError
     from co_tui.session.chat import ChatSession
 
+    if job.kind == "reminder":  # its notification is all: nothing runs
+        store.finish(job.id, slot, "done", "reminded")
+        return RunOutcome("done", None, 0, "reminded", job.prompt)
     if not job.workspace.is_dir():
         detail = f"its workspace {job.workspace} is not a folder"
         store.finish(job.id, slot, "failed", detail)

@@ -55,6 +55,7 @@ async def test_the_inbox_in_the_app_shows_the_dialog_before_anything_runs(
         )
     app = make_app(shell_then_text([]), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.chat.status.inbox == 3, "the status bar's count")
         await submit(pilot, app, "/inbox")
         listing = await said(pilot, app, 1)
         assert all(short_id in listing for short_id in (first, second, third))
@@ -78,6 +79,7 @@ async def test_the_inbox_in_the_app_shows_the_dialog_before_anything_runs(
         refused = await said(pilot, app, 4)
         assert "Refused" in refused and "arguments were changed" in refused
         assert not isinstance(app.screen, ApprovalScreen)
+        await wait_until(pilot, lambda: app.chat.status.inbox == 1, "the count after deciding")
     assert ran(tmp_path) == ["one"]
     assert states() == ["approved", "denied", "waiting"]
 

@@ -15,6 +15,8 @@ from pydantic_ai.models.function import AgentInfo
 
 from co_tui.config.settings import Settings
 from co_tui.protocol import events as ev
+from co_tui.store.jobs_store import JobStore
+from tests.jobs.helpers import a_proposal
 from tests.tui.helpers import (
     approval_dialog,
     drawn,
@@ -115,3 +117,19 @@ def test_wide_with_sidebar(snap_compare: Any, tmp_path: Path) -> None:
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
+
+
+def test_narrow_with_proposals_waiting_in_the_inbox(snap_compare: Any, tmp_path: Path) -> None:
+    """80x24 with two proposals of a job waiting: the status bar says so, and where."""
+    store = JobStore()
+    for position in (1, 2):
+        assert store.propose(a_proposal(position))
+    store.close()
+    app = make_app(shell_then_text([]), tmp_path)
+
+    async def run_before(pilot: Any) -> None:
+        await wait_until(pilot, lambda: pilot.app.chat.status.inbox == 2, "the inbox count")
+        await drawn(pilot, pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=NARROW, run_before=run_before)

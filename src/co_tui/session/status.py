@@ -42,6 +42,7 @@ class SessionStatus:
     context_tokens: int = 0  # the next request's size (the last response's in + out)
     context_window: int = 0  # the model's window; 0 when unknown
     cost: str = ""  # the session's estimated cost; "" when the model is not priced
+    inbox: int = 0  # what jobs proposed and waits for the user (/inbox); not the session's
 
     @property
     def context_percent(self) -> int | None:
@@ -66,12 +67,16 @@ def session_status(
     project: ProjectTrust | None,
     *,
     note: str = "",
+    inbox: int = 0,
 ) -> SessionStatus:
     """The status of `session` now. `model`: the label to show (the front knows whether the
-    model is still loading or failed); `note`: the passing note to keep showing.
+    model is still loading or failed); `note`: the passing note to keep showing; `inbox`:
+    the waiting proposals the front last counted.
     `session` None: the first frame, before the settings are loaded."""
     if session is None:
-        return SessionStatus(model=model, sandbox=LOADING, isolation=LOADING, note=note)
+        return SessionStatus(
+            model=model, sandbox=LOADING, isolation=LOADING, note=note, inbox=inbox
+        )
     bundle, deps = session.bundle, session.deps
     resolved = bundle.resolved if bundle is not None else None
     sandbox = deps.sandbox if deps is not None else None
@@ -86,6 +91,7 @@ def session_status(
         warning=_warning(project, deps.sandbox_warning if deps is not None else None),
         mcp=_mcp_summary(session),
         note=note,
+        inbox=inbox,
         turn_tokens=session.turn_tokens,
         session_tokens=session.session_tokens,
         context_tokens=session.totals.context_tokens,

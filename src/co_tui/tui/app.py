@@ -45,7 +45,6 @@ from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.shell.app_base import AppBase
 from co_tui.tui.shell.command_host import AppCommandHost
 from co_tui.tui.shell.command_runner import CommandRunner, load_custom_commands
-from co_tui.tui.shell.jobs_companion import JobsCompanion
 from co_tui.tui.shell.model_choice import ModelChoice
 from co_tui.tui.shell.project_trust import ProjectTrustKeeper
 from co_tui.tui.shell.session_switcher import SessionSwitcher
@@ -138,7 +137,6 @@ class CoApp(AppBase):
         if not callable(settings):
             self.startup.make_session(settings, session_store, bundle, deps)
         self.stop_signals = StopSignals(self.stop_for_signal)
-        self.jobs_companion = JobsCompanion(self)
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()

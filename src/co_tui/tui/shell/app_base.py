@@ -17,6 +17,7 @@ from textual.app import App
 
 from co_tui.session.status import session_status
 from co_tui.tui.messages import CommandOutput, Notice
+from co_tui.tui.shell.jobs_companion import JobsCompanion
 from co_tui.tui.terminal.idle_gc import IdleCollector
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class AppBase(App[None]):
         self.settings_error: str | None = None  # why the settings could not be loaded
         self.loaded = asyncio.Event()  # the start is over, whether or not it worked
         self.idle_gc = IdleCollector(self)
+        self.jobs_companion = JobsCompanion(self)  # the jobs' daemon and inbox, beside the app
         self._session: ChatSession | None = None
         self._session_made = asyncio.Event()
 
@@ -90,7 +92,7 @@ class AppBase(App[None]):
     def refresh_status(self) -> None:
         """The chat screen's status (the status bar, the welcome and the sidebar's totals bind
         to it), derived from the session now; the passing note stays."""
-        note = self.chat.status.note
+        was = self.chat.status
         self.chat.status = session_status(
-            self.model_label(), self._session, self.project, note=note
+            self.model_label(), self._session, self.project, note=was.note, inbox=was.inbox
         )

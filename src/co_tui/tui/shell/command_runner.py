@@ -90,3 +90,4 @@ class CommandRunner:
             for content in shown:
                 app.show_output(content)
             app.refresh_status()
+            app.jobs_companion.count_inbox()

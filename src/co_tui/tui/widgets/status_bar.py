@@ -1,5 +1,6 @@
 """One line: provider and model, a sandbox warning, sandbox and isolation, its network, yolo,
-tokens (turn and session), the context meter and cost, MCP servers, a passing note. What runs
+tokens (turn and session), the context meter and cost, MCP servers, what waits in the jobs'
+inbox, a passing note. What runs
 now is the activity line's (tui/widgets/activity.py), not this bar's.
 
 The bar shows one `SessionStatus` (session/status.py), a reactive the chat screen binds to
@@ -127,6 +128,9 @@ class StatusBar(Static):
             fields.append(
                 Field([Text(s.mcp, style=mcp_style), Text(short, style=mcp_style), Text()], rank=1)
             )
+        if s.inbox:
+            forms = [f"inbox {s.inbox} (/inbox)", f"inbox {s.inbox}"]
+            fields.append(Field([Text(form, style="bold yellow") for form in forms], rank=7))
         if s.note:
             fields.append(Field([Text(s.note, style="bold yellow")], rank=10))
         return fields

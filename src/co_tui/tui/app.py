@@ -34,6 +34,7 @@ from co_tui.config.paths import user_data_dir
 from co_tui.safety.signals import StopSignals, exit_code_for
 from co_tui.tui.messages import (
     CancelRequested,
+    CommandDone,
     CommandRequested,
     CopyAnswerRequested,
     ItemsReleased,
@@ -45,6 +46,7 @@ from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.shell.app_base import AppBase
 from co_tui.tui.shell.command_host import AppCommandHost
 from co_tui.tui.shell.command_runner import CommandRunner, load_custom_commands
+from co_tui.tui.shell.jobs_companion import JobsCompanion
 from co_tui.tui.shell.model_choice import ModelChoice
 from co_tui.tui.shell.project_trust import ProjectTrustKeeper
 from co_tui.tui.shell.session_switcher import SessionSwitcher
@@ -137,6 +139,7 @@ class CoApp(AppBase):
         if not callable(settings):
             self.startup.make_session(settings, session_store, bundle, deps)
         self.stop_signals = StopSignals(self.stop_for_signal)
+        self.jobs_companion = JobsCompanion(self, self.chat, self.loaded)
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
@@ -180,6 +183,10 @@ class CoApp(AppBase):
     @on(CancelRequested)
     def _cancel_requested(self) -> None:
         self.cancel_turn()
+
+    @on(CommandDone)
+    def _command_done(self) -> None:
+        self.jobs_companion.count_inbox()
 
     @on(CopyAnswerRequested)
     def _copy_requested(self) -> None:

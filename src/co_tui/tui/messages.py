@@ -103,6 +103,11 @@ class ConversationCleared(Message):
     """/clear: the transcript and the sidebar start over."""
 
 
+class CommandDone(Message):
+    """A /command ran (what it changed outside the session, such as the jobs' inbox, may
+    need counting again)."""
+
+
 class ItemsReleased(Message):
     """The transcript let go of items (archived or cleared). They may have been frozen by an
     idle collection (tui/terminal/idle_gc.py), which only a whole collection can free."""

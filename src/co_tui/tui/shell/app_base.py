@@ -17,7 +17,6 @@ from textual.app import App
 
 from co_tui.session.status import session_status
 from co_tui.tui.messages import CommandOutput, Notice
-from co_tui.tui.shell.jobs_companion import JobsCompanion
 from co_tui.tui.terminal.idle_gc import IdleCollector
 
 if TYPE_CHECKING:
@@ -39,7 +38,6 @@ class AppBase(App[None]):
         self.settings_error: str | None = None  # why the settings could not be loaded
         self.loaded = asyncio.Event()  # the start is over, whether or not it worked
         self.idle_gc = IdleCollector(self)
-        self.jobs_companion = JobsCompanion(self)  # the jobs' daemon and inbox, beside the app
         self._session: ChatSession | None = None
         self._session_made = asyncio.Event()
 

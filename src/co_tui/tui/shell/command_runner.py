@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from co_tui.tui.messages import ConversationCleared
+from co_tui.tui.messages import CommandDone, ConversationCleared
 
 if TYPE_CHECKING:
     from co_tui.session.commands.host import CommandHost
@@ -90,4 +90,4 @@ class CommandRunner:
             for content in shown:
                 app.show_output(content)
             app.refresh_status()
-            app.jobs_companion.count_inbox()
+            app.post_message(CommandDone())

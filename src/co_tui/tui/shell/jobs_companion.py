@@ -12,12 +12,13 @@ import asyncio
 import os
 import subprocess
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.timer import Timer
 
-    from co_tui.tui.shell.app_base import AppBase
+    from co_tui.tui.screens.chat import ChatScreen
 
 START_AFTER_S = 3.0  # after the session loaded: the first frames and turn have the cores
 INBOX_EVERY_S = 60.0
@@ -44,8 +45,11 @@ def _waiting() -> int | None:
 
 
 class JobsCompanion:
-    def __init__(self, app: AppBase) -> None:
+    def __init__(self, app: App[Any], chat: ChatScreen, loaded: asyncio.Event) -> None:
+        """`loaded`: set once the app's start is over (the session loaded, or not)."""
         self.app = app
+        self.chat = chat
+        self.loaded = loaded
         self.process: subprocess.Popen[bytes] | None = None
         self._inbox_timer: Timer | None = None
 
@@ -53,7 +57,7 @@ class JobsCompanion:
         self.app.run_worker(self._start(), group="jobs-companion", exclusive=True)
 
     async def _start(self) -> None:
-        await self.app.loaded.wait()
+        await self.loaded.wait()
         await self._count()
         await asyncio.sleep(START_AFTER_S)
         self.process = await asyncio.to_thread(_launch, os.getpid())
@@ -68,9 +72,9 @@ class JobsCompanion:
             return
         if self._inbox_timer is None:
             self._inbox_timer = self.app.set_interval(INBOX_EVERY_S, self.count_inbox)
-        status = self.app.chat.status
+        status = self.chat.status
         if status.inbox != waiting:
-            self.app.chat.status = replace(status, inbox=waiting)
+            self.chat.status = replace(status, inbox=waiting)
 
     def stop(self) -> None:
         if self._inbox_timer is not None:

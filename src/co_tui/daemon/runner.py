@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from co_tui.daemon.notify import announce
+from co_tui.safety.processes import still_running
 from co_tui.safety.visible import visible
 from co_tui.session.jobs.decide import expire_waiting
 from co_tui.session.jobs.run import run_job
@@ -58,7 +59,7 @@ async def serve(
             report(f"{interrupted} run(s) had been cut short; they will not run again")
         report(f"running the jobs of {store.path} (pid {os.getpid()})")
         while not stop.is_set():
-            if while_pid is not None and watched is None and not _alive(while_pid):
+            if while_pid is not None and watched is None and not still_running(while_pid, ""):
                 break
             for gone in await expire_waiting(store):
                 report(f"{gone.seal.short_id} {gone.tool_name} expired without a decision")
@@ -89,16 +90,6 @@ async def serve(
         store.close()
         os.close(fd)
         report("stopped")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _watch_process(loop: asyncio.AbstractEventLoop, pid: int, stop: asyncio.Event) -> int | None:

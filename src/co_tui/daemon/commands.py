@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from co_tui.daemon.install import Kind
-from co_tui.safety.visible import visible
-from co_tui.session.jobs.listing import local_time, one_line
+from co_tui.safety.visible import visible, visible_line
+from co_tui.session.jobs.listing import local_time
 from co_tui.store.job_kinds import CatchUp, JobKind
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ def run_now_command(job_id: str) -> None:
     if outcome.answer:
         typer.echo(visible(outcome.answer, keep="\n"))
     session = f" (session {outcome.session_id[:8]})" if outcome.session_id else ""
-    typer.echo(f"job {job_id} {outcome.state}{session}: {one_line(outcome.detail)}")
+    typer.echo(f"job {job_id} {outcome.state}{session}: {visible_line(outcome.detail)}")
     if outcome.state != "done":
         raise typer.Exit(EXIT_ERROR)
 
@@ -234,27 +234,22 @@ def inbox_command(
 
 
 def _decide(short_id: str, approve: bool) -> None:
-    from co_tui.session.jobs.decide import Refused
-    from co_tui.session.jobs.decide import approve as approve_it
-    from co_tui.session.jobs.decide import deny as deny_it
+    from co_tui.session.jobs import decide
     from co_tui.store.inbox_seal import SigningKey
 
     store = _store()
     try:
         key = SigningKey()
-        decided = (
-            asyncio.run(approve_it(store, key, short_id))
-            if approve
-            else asyncio.run(deny_it(store, key, short_id))
-        )
-    except Refused as exc:
+        decision = decide.approve if approve else decide.deny
+        decided = asyncio.run(decision(store, key, short_id))
+    except decide.Refused as exc:
         raise _fail(f"refused: {exc}") from None
     except (OSError, ValueError) as exc:
         raise _fail(f"the inbox key cannot be used: {exc}") from None
     finally:
         store.close()
     p = decided.proposal
-    typer.echo(f"{p.seal.short_id} {p.tool_name}: {decided.state} ({one_line(decided.detail)})")
+    typer.echo(f"{p.seal.short_id} {p.tool_name}: {decided.state} ({visible_line(decided.detail)})")
     if decided.state == "failed":
         raise typer.Exit(EXIT_ERROR)
 

@@ -42,14 +42,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from co_tui.config.paths import user_data_dir
-
 Kind = Literal["systemd", "launchd"]
 Say = Callable[[str], None]
 
 UNIT_NAME = "co-tui-daemon.service"
 LABEL = "dev.co-tui.daemon"
-LOG_NAME = "daemon.log"
 FILE_MODE = 0o644
 CARRIED_XDG = ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
 CARRIED_PREFIX = "CO_TUI_"
@@ -194,7 +191,10 @@ def launchd_plist(command: Sequence[str], env: Mapping[str, str], log_path: Path
 
 
 def log_path() -> Path:
-    return user_data_dir() / LOG_NAME
+    from co_tui.store.jobs_runner_lock import log_path as daemon_log_path
+    from co_tui.store.jobs_store import jobs_path
+
+    return daemon_log_path(jobs_path())
 
 
 def service_path(kind: Kind) -> Path:
@@ -266,6 +266,10 @@ def _systemctl(*args: str) -> list[str]:
 
 def _launchd_domain() -> str:
     return f"gui/{os.getuid()}"
+
+
+def _bootout() -> list[str]:
+    return ["launchctl", "bootout", f"{_launchd_domain()}/{LABEL}"]
 
 
 def _service_pid(kind: Kind) -> int | None:
@@ -359,7 +363,7 @@ def _load_agent(path: Path, *, changed: bool, say: Say, warn: Say) -> bool:
         if not changed:
             say(f"{LABEL} is loaded already (log: {log_path()})")
             return True
-        _run(["launchctl", "bootout", f"{_launchd_domain()}/{LABEL}"])
+        _run(_bootout())
     done = _run(bootstrap)
     if done is None or done.returncode != 0:
         warn(f"`{shlex.join(bootstrap)}` failed: {_why(done)}")
@@ -409,7 +413,7 @@ def uninstall(kind: Kind, *, say: Say, warn: Say) -> bool:
 
 
 def _stop_agent(say: Say, warn: Say) -> bool:
-    bootout = ["launchctl", "bootout", f"{_launchd_domain()}/{LABEL}"]
+    bootout = _bootout()
     if shutil.which("launchctl") is None:
         say(f"launchctl is not found here: if the agent is loaded, run {shlex.join(bootout)}")
         return True

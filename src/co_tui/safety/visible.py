@@ -4,8 +4,8 @@ Control characters (C0 but newline, DEL, C1), ESC-led terminal sequences, bidi o
 isolates, zero-width and other invisible format characters are replaced by a printable
 escape (`\\x1b`, `\\u202e`, `\\t`). Newlines stay, so multi-line values keep their lines.
 `json_text` is the same for a line of JSON: those characters become `\\uXXXX` escapes, so it
-decodes to exactly the strings it was made from. `safe_line` is a notification's text: one
-line, escaped, cut short.
+decodes to exactly the strings it was made from. `visible_line` is the same on one line;
+`safe_line` a notification's text: one line, escaped, cut short.
 
 Text without a hidden character (nearly all of it) costs one `str.isprintable` pass, at C
 speed; otherwise only the characters outside printable ASCII are looked at one by one.
@@ -120,9 +120,14 @@ def plain_words(text: str, limit: int = 500) -> str:
     return words if len(words) <= limit else words[: limit - 1] + "…"
 
 
+def visible_line(text: str) -> str:
+    """`text` on one line (newlines and runs of white space: one space), every hidden
+    character shown as its escape."""
+    return visible(" ".join(text.split()), keep="")
+
+
 def safe_line(text: str, limit: int = LINE_LIMIT) -> str:
     """`text` on one line of at most `limit` characters, nothing a terminal would act on;
     ';' is left out (OSC 777 separates its fields with it)."""
-    flat = " ".join(text.split())  # newlines and runs of spaces: one space
-    shown = visible(flat, keep="").replace(";", ",")
+    shown = visible_line(text).replace(";", ",")
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"

@@ -11,6 +11,7 @@ import signal
 from pathlib import Path
 
 LOCK_NAME = "daemon.lock"
+LOG_NAME = "daemon.log"  # what a daemon started without a terminal writes (a service, the app's)
 
 
 class DaemonRunning(Exception):
@@ -19,6 +20,10 @@ class DaemonRunning(Exception):
 
 def lock_path(store_path: Path) -> Path:
     return store_path.with_name(LOCK_NAME)
+
+
+def log_path(store_path: Path) -> Path:
+    return store_path.with_name(LOG_NAME)
 
 
 def take_lock(path: Path) -> int:

@@ -15,10 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from co_tui.store.jobs_runner_lock import running_daemon
+from co_tui.store.jobs_runner_lock import log_path, running_daemon
 
 STOP_WAIT_S = 5.0
-LOG_NAME = "daemon.log"
 
 
 def console_script() -> Path | None:
@@ -46,22 +45,19 @@ def start_companion(store_path: Path, app_pid: int) -> subprocess.Popen[bytes] |
     script = console_script()
     if script is None or running_daemon(store_path) is not None or not has_jobs(store_path):
         return None
-    from co_tui.safety.private_files import private_dir
+    from co_tui.safety.private_files import open_private
 
-    private_dir(store_path.parent)
-    log = os.open(store_path.with_name(LOG_NAME), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        return subprocess.Popen(
-            [str(script), "daemon", "--while-pid", str(app_pid)],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,  # the terminal's Ctrl+C is the app's, not the daemon's
-        )
+        with open_private(log_path(store_path)) as log:
+            return subprocess.Popen(
+                [str(script), "daemon", "--while-pid", str(app_pid)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,  # the terminal's Ctrl+C is the app's, not the daemon's
+            )
     except OSError:
         return None
-    finally:
-        os.close(log)
 
 
 def stop_companion(process: subprocess.Popen[bytes]) -> None:

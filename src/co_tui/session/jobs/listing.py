@@ -8,17 +8,13 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from co_tui.safety.visible import visible
+from co_tui.safety.visible import visible_line
 
 if TYPE_CHECKING:  # the store imports the schedule and signing libraries: not at startup
     from co_tui.store.jobs_store import Job, JobStore, Proposal
 
 ARGS_SHOWN = 100
 PROMPT_SHOWN = 60
-
-
-def one_line(text: str) -> str:
-    return visible(" ".join(text.split()), keep="")
 
 
 def local_time(moment: datetime | None) -> str:
@@ -34,16 +30,16 @@ def job_line(store: JobStore, job: Job) -> str:
     last += "; skips missed runs" if job.catch_up == "skip" else ""
     what = f"{job.kind} {job.prompt}".strip() if job.kind != "prompt" else job.prompt
     return (
-        f"{job.id}  {one_line(job.schedule.text)} ({job.schedule.timezone})  "
-        f"{state}{last}  {one_line(what)[:PROMPT_SHOWN]}"
+        f"{job.id}  {visible_line(job.schedule.text)} ({job.schedule.timezone})  "
+        f"{state}{last}  {visible_line(what)[:PROMPT_SHOWN]}"
     )
 
 
 def proposal_lines(proposal: Proposal) -> tuple[str, str]:
     """Its id, tool and arguments; then why it asks, whose it is and when it expires."""
-    args = one_line(json.dumps(proposal.args, ensure_ascii=False))
+    args = visible_line(json.dumps(proposal.args, ensure_ascii=False))
     return (
         f"{proposal.seal.short_id}  {proposal.tool_name} {args[:ARGS_SHOWN]}",
-        f"    {one_line(proposal.reason)}; job {proposal.job_id}, "
+        f"    {visible_line(proposal.reason)}; job {proposal.job_id}, "
         f"session {proposal.session_id[:8]}, expires {local_time(proposal.seal.expires)}",
     )

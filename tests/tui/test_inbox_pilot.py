@@ -95,3 +95,20 @@ async def test_jobs_lists_the_jobs_and_says_no_daemon_runs_them(tmp_path: Path) 
         listing = await said(pilot, app, 1)
     assert job.id in listing and "every weekday at 7:30" in listing and "briefing" in listing
     assert "No daemon runs them" in listing
+
+
+async def test_what_an_approved_proposal_printed_is_shown_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command's output ends up in the decision's line: a terminal title sequence in it
+    arrives as text, never as an escape the terminal would act on."""
+    (only,) = await propose_commands(tmp_path, ["printf '\\033]0;pwned\\007 done'"], monkeypatch)
+    app = make_app(shell_then_text([]), tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, app, f"/inbox approve {only}")
+        await approval_dialog(pilot, app)
+        await pilot.press("y")
+        decided = await said(pilot, app, 1)
+    assert "approved" in decided
+    assert "\x1b" not in decided and "\x07" not in decided
+    assert "\\x1b]0;pwned" in decided

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from co_tui.protocol.frontend import ApprovalDecision
+from co_tui.safety.visible import visible_line
 from co_tui.session.commands.registry import CommandContext, SlashCommand, UsageError
 
 if TYPE_CHECKING:
@@ -21,7 +23,14 @@ if TYPE_CHECKING:
     from co_tui.store.jobs_store import JobStore, Proposal
 
 INBOX_USAGE = "/inbox [approve|deny ID]"
-APPROVING = frozenset({"approve", "approve_all"})  # "all" of one proposal is that proposal
+# "All" of one proposal is that proposal.
+APPROVING = frozenset({ApprovalDecision.APPROVE, ApprovalDecision.APPROVE_ALL})
+
+
+def _say(ctx: CommandContext, *lines: str) -> None:
+    """Lines a job, a model or a tool's output may have written: each on one line, its
+    hidden characters (a terminal's escape sequences among them) shown as escapes."""
+    ctx.show(Text("\n".join(visible_line(line) for line in lines)))
 
 
 def _store() -> JobStore:
@@ -47,7 +56,7 @@ async def _jobs(ctx: CommandContext, arg: str) -> None:
         if daemon
         else "No daemon runs them: start `co-tui daemon`, or `co-tui daemon install`."
     )
-    ctx.show(Text("\n".join(lines)))
+    ctx.show(Text("\n".join(lines)))  # job_line escapes what the job holds
 
 
 def approval_request(proposal: Proposal) -> ApprovalRequest:
@@ -65,7 +74,7 @@ def approval_request(proposal: Proposal) -> ApprovalRequest:
 
 
 async def _decide(ctx: CommandContext, verb: str, short_id: str) -> None:
-    from co_tui.protocol.frontend import ApprovalDecision, as_answer
+    from co_tui.protocol.frontend import as_answer
     from co_tui.session.jobs.decide import Refused, approve, checked, deny
     from co_tui.store.inbox_seal import SigningKey
 
@@ -75,16 +84,16 @@ async def _decide(ctx: CommandContext, verb: str, short_id: str) -> None:
             key = SigningKey()
             proposal = checked(store, key, short_id, datetime.now(UTC))
         except Refused as exc:
-            ctx.show(Text(f"Refused: {exc}."))
+            _say(ctx, f"Refused: {exc}.")
             return
         except (OSError, ValueError) as exc:
-            ctx.show(Text(f"The inbox key cannot be used: {exc}."))
+            _say(ctx, f"The inbox key cannot be used: {exc}.")
             return
         if verb == "approve":
             answer = as_answer(await ctx.host.decide_proposal(approval_request(proposal)))
-            approved = answer.decision.value in APPROVING
+            approved = answer.decision in APPROVING
             if not approved and answer.decision is not ApprovalDecision.DENY:
-                ctx.show(Text("Nothing decided: it still waits in the inbox."))
+                _say(ctx, "Nothing decided: it still waits in the inbox.")
                 return
         else:
             approved = False
@@ -95,11 +104,11 @@ async def _decide(ctx: CommandContext, verb: str, short_id: str) -> None:
                 else await deny(store, key, short_id)
             )
         except Refused as exc:
-            ctx.show(Text(f"Refused: {exc}."))
+            _say(ctx, f"Refused: {exc}.")
             return
     finally:
         store.close()
-    ctx.show(Text(f"{short_id} {proposal.tool_name}: {decided.state} ({decided.detail})"))
+    _say(ctx, f"{short_id} {proposal.tool_name}: {decided.state} ({decided.detail})")
 
 
 async def _inbox(ctx: CommandContext, arg: str) -> None:
@@ -119,9 +128,10 @@ async def _inbox(ctx: CommandContext, arg: str) -> None:
         waiting = store.proposals()
     finally:
         store.close()
-    lines = [f"{p.seal.short_id} {p.tool_name} expired without a decision." for p in expired]
-    if lines:
-        ctx.show(Text("\n".join(lines)))
+    if expired:
+        _say(
+            ctx, *(f"{p.seal.short_id} {p.tool_name} expired without a decision." for p in expired)
+        )
     if not waiting:
         ctx.show(Text("The inbox is empty: no job proposed anything that waits."))
         return

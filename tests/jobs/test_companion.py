@@ -60,3 +60,17 @@ def test_a_companion_stops_when_its_app_is_killed(tmp_path: Path) -> None:
         app.kill()
     assert process.returncode == 0
     assert running_daemon(jobs_path()) is None
+
+
+def test_a_one_time_job_that_has_run_starts_no_companion(tmp_path: Path) -> None:
+    """A reminder raised yesterday stays in the jobs list: it is no reason for a daemon."""
+    store = JobStore(jobs_path())
+    now = datetime.now(UTC)
+    job = store.add("stretch", parse_schedule("in 1 minute", now), tmp_path, kind="reminder")
+    due = store.next_due(job)
+    assert due is not None and store.claim(due)
+    store.finish(job.id, due.slot, "done", "reminded")
+    paused = store.add("list the files", parse_schedule("every day at 9:00", now), tmp_path)
+    store.set_paused(paused.id, True)
+    store.close()
+    assert start_companion(jobs_path(), os.getpid()) is None

@@ -2,9 +2,9 @@
 daemon --while-pid <the app's pid>`, the same daemon as a user's, in a process of its own
 (a job's session, model and sandbox never share the app's), which stops when the app ends:
 told so on a normal exit, and by the end of the app's process otherwise (a pidfd; or the
-daemon's next wake-up, within a minute, where there is none). Nothing starts when there is
-no job, when a daemon already runs (a service, a terminal, another open app), or when this
-installation has no console script to start.
+daemon's next wake-up, within a minute, where there is none). Nothing starts when no job
+will run again, when a daemon already runs (a service, a terminal, another open app), or
+when this installation has no console script to start.
 """
 
 from __future__ import annotations
@@ -28,14 +28,15 @@ def console_script() -> Path | None:
 
 
 def has_jobs(store_path: Path) -> bool:
-    """Whether some job is not paused; False without a jobs database (none is created)."""
+    """Whether some job will run again (not paused, not a one-time job that has run);
+    False without a jobs database (none is created)."""
     if not store_path.exists():
         return False
     from co_tui.store.jobs_store import JobStore
 
     store = JobStore(store_path)
     try:
-        return any(not job.paused for job in store.jobs())
+        return any(not job.paused and store.next_due(job) is not None for job in store.jobs())
     finally:
         store.close()
 

@@ -7,12 +7,15 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from co_tui.store.job_schedule import parse_schedule
+from co_tui.store.jobs_store import Job
 from tests.helpers import engine_unavailable, wait_for
 from tests.jobs.test_daemon import CLI, jobs, model_env
 from tests.servers.fake_openai import serve, text
@@ -35,23 +38,38 @@ def faked_daemon(start: str, cwd: Path, env: dict[str, str], log: Path) -> subpr
     )
 
 
-def test_a_time_the_spring_change_skips_runs_once_just_after_it(tmp_path: Path) -> None:
+def daily_at_2_30(tmp_path: Path, created: datetime) -> Job:
+    """A job every day at 2:30 in Berlin, added at `created`, in tmp_path/ws."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     store = jobs()
-    created = datetime(2026, 3, 28, 12, 0, tzinfo=UTC)
-    schedule = parse_schedule("every day at 2:30", created, "Europe/Berlin")
-    job = store.add("Say good morning", schedule, workspace, created=created)
-    store.close()
+    try:
+        schedule = parse_schedule("every day at 2:30", created, "Europe/Berlin")
+        return store.add("Say hello", schedule, workspace, created=created)
+    finally:
+        store.close()
+
+
+@contextmanager
+def daemon_from(
+    start: str, tmp_path: Path, url: str
+) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
+    """The faked daemon and its log; stopped with SIGTERM, which it must obey."""
+    log = tmp_path / "daemon.log"
+    proc = faked_daemon(start, tmp_path, model_env(url), log)
+    try:
+        yield proc, log
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0, log.read_text()
+
+
+def test_a_time_the_spring_change_skips_runs_once_just_after_it(tmp_path: Path) -> None:
+    job = daily_at_2_30(tmp_path, datetime(2026, 3, 28, 12, 0, tzinfo=UTC))
     with serve([text("Good morning.")], default=text("a second run")) as srv:
-        log = tmp_path / "daemon.log"
-        proc = faked_daemon("@2026-03-29 00:59:56", tmp_path, model_env(srv.url), log)
-        try:
+        with daemon_from("@2026-03-29 00:59:56", tmp_path, srv.url) as (proc, log):
             wait_for(lambda: jobs().runs(), "the run after the change", proc, timeout=60)
             wait_for(lambda: jobs().runs()[0].state != "running", "the run to end", proc)
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            assert proc.wait(30) == 0, log.read_text()
         asked = len(srv.requests)
     (run,) = jobs().runs(job.id)
     assert run.state == "done", run.detail
@@ -63,24 +81,13 @@ def test_a_time_the_spring_change_skips_runs_once_just_after_it(tmp_path: Path) 
 def test_a_time_the_autumn_change_repeats_runs_once(tmp_path: Path) -> None:
     """25 October 2026: 02:30 comes twice in Berlin (00:30 and 01:30 UTC). The clock runs
     240 times fast from 00:29:50 UTC: 20 s here are the 80 minutes past both."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    store = jobs()
-    created = datetime(2026, 10, 24, 12, 0, tzinfo=UTC)
-    schedule = parse_schedule("every day at 2:30", created, "Europe/Berlin")
-    job = store.add("Say good night", schedule, workspace, created=created)
-    store.close()
+    job = daily_at_2_30(tmp_path, datetime(2026, 10, 24, 12, 0, tzinfo=UTC))
     with serve([text("Good night.")], default=text("a second run")) as srv:
-        log = tmp_path / "daemon.log"
-        proc = faked_daemon("@2026-10-25 00:29:50 x240", tmp_path, model_env(srv.url), log)
-        started = time.monotonic()
-        try:
+        with daemon_from("@2026-10-25 00:29:50 x240", tmp_path, srv.url) as (proc, log):
+            started = time.monotonic()
             wait_for(lambda: jobs().runs(), "the first 02:30", proc, timeout=60)
             time.sleep(max(0.0, 22 - (time.monotonic() - started)))  # past 01:30 UTC
             assert proc.poll() is None, log.read_text()
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            assert proc.wait(30) == 0, log.read_text()
         asked = len(srv.requests)
     (run,) = jobs().runs(job.id)
     assert run.fire == datetime(2026, 10, 25, 0, 30, tzinfo=UTC), log.read_text()

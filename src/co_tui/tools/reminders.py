@@ -23,7 +23,7 @@ async def set_reminder(ctx: RunContext[CoDeps], when: str, text: str) -> ToolRet
     """Set a reminder: a desktop notification at a later moment.
 
     Args:
-        when: The moment, as the user said it ("tomorrow 9am"); never repeating.
+        when: The moment, as the user said it ("in 2 hours"); never repeating.
         text: What the reminder says.
     """
     from co_tui.store.job_schedule import ScheduleError, parse_schedule
